@@ -1,0 +1,1 @@
+"""Exercise checkers (filled in by the exercises issue)."""
