@@ -1,0 +1,48 @@
+# The gather book. `make help` lists the targets.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+NB     ?= notebooks/en/*.ipynb notebooks/zh/*.ipynb
+# pytest-xdist workers: one per core; --dist loadscope keeps each notebook on one kernel
+WORKERS ?= auto
+
+.PHONY: help venv test book execute lab determinism clean
+
+help:
+	@echo "make test         run every test (unit, edition parity, TOC, nbval over all notebooks)"
+	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
+	@echo "make execute      re-execute notebooks in place (NB=path.ipynb for one)"
+	@echo "make lab          open the notebooks in JupyterLab"
+	@echo "make determinism  run the notebook suite three times in a row"
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed; got " + sys.version.split()[0] + " (set PYTHON=...)")'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade --quiet pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -n $(WORKERS) --dist loadscope
+
+book: $(STAMP)
+	$(PY) book/build.py
+
+execute: $(STAMP)
+	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=120 $(NB)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
+
+determinism: $(STAMP)
+	for run in 1 2 3; do \
+	  echo "== notebook suite, run $$run of 3"; \
+	  $(PY) -m pytest -n $(WORKERS) --dist loadscope -q notebooks || exit 1; \
+	done
+
+clean:
+	rm -rf _build book/_generated

@@ -1,0 +1,141 @@
+"""Make a chapter's exercise notebook without solutions, for readers to download and work in.
+
+Generated at build time from the chapter notebook itself (never kept as a second copy):
+
+- the chapter's setup cell (its first code cell), so the exercises run on their own;
+- everything from the heading that opens the exercise section to the end, except what lies
+  between a ``{solution-start}`` and its ``{solution-end}`` directive (the solutions);
+- MyST ``{exercise}`` fences turned into plain Markdown headings, which JupyterLab renders;
+- outputs and execution counts cleared.
+
+The chapter links to the result with ``{download}`/book/_generated/exercises/<lang>/<name>.ipynb```.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+
+GENERATED = Path("book") / "_generated" / "exercises"
+_FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
+_HEADING = re.compile(r"^#{1,6}\s")
+_LANG_CELL = (
+    "# Feedback language of the checker (en or zh); the chapter's folder tells it in the book.\n"
+    "import os\n"
+    "os.environ.setdefault(\"GATHERBOOK_LANG\", \"{lang}\")"
+)
+_TITLE = {
+    "en": "# Exercises: {title}\n\nFill in each function, then run the `check` cell below it. "
+          "The solutions are in the chapter on the website.",
+    "zh": "# 练习：{title}\n\n补全每个函数，然后运行它下面的 `check` 单元格。解答在网站上的对应章节里。",
+}
+_EXERCISE_WORD = {"en": "Exercise", "zh": "练习"}
+
+
+def _directive(cell) -> str | None:
+    """Name of the MyST directive a markdown cell opens with, if any (``exercise``, ``solution-start`` ...)."""
+    if cell.cell_type != "markdown":
+        return None
+    for line in cell.source.splitlines():
+        if line.strip():
+            m = _FENCE_OPEN.match(line.strip())
+            return m.group("name") if m else None
+    return None
+
+
+def _plain_exercise_markdown(source: str, lang: str) -> str:
+    """Turn ``{exercise}`` fences into a Markdown heading and drop directive options."""
+    out, fences = [], []
+    for line in source.splitlines():
+        stripped = line.strip()
+        m = _FENCE_OPEN.match(stripped)
+        if m and m.group("name") == "exercise":
+            fences.append(m.group("fence"))
+            title = m.group("arg").strip()
+            out.append(f"### {_EXERCISE_WORD[lang]}: {title}" if title else f"### {_EXERCISE_WORD[lang]}")
+            continue
+        if fences and stripped == fences[-1]:
+            fences.pop()
+            continue
+        if fences and re.match(r"^:[\w-]+:", stripped):
+            continue  # directive option such as :label:
+        out.append(line)
+    return "\n".join(out).strip()
+
+
+def _title(nb) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return "exercises"
+
+
+def exercises_only(nb, lang: str):
+    """Return a new notebook holding the exercises of ``nb`` without their solutions.
+
+    Raises:
+        ValueError: ``nb`` has no ``{exercise}`` directive, or a ``{solution-start}`` without
+            its ``{solution-end}``.
+    """
+    if lang not in _TITLE:
+        raise ValueError(f"lang={lang!r}; expected one of {sorted(_TITLE)}")
+    cells = nb.cells
+    first_ex = next((i for i, c in enumerate(cells) if _directive(c) == "exercise"), None)
+    if first_ex is None:
+        raise ValueError("the notebook has no {exercise} directive, so there is nothing to extract")
+    start = first_ex
+    while start > 0 and not (cells[start].cell_type == "markdown"
+                             and _HEADING.match(cells[start].source.lstrip())):
+        start -= 1
+    setup = next((c for c in cells if c.cell_type == "code"), None)
+
+    new = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
+    new.cells.append(nbformat.v4.new_markdown_cell(_TITLE[lang].format(title=_title(nb))))
+    new.cells.append(nbformat.v4.new_code_cell(_LANG_CELL.format(lang=lang)))
+    if setup is not None and cells.index(setup) < start:
+        new.cells.append(nbformat.v4.new_code_cell(setup.source))
+
+    in_solution = False
+    for i, cell in enumerate(cells[start:], start):
+        kind = _directive(cell)
+        if kind == "solution-start":
+            if in_solution:
+                raise ValueError(f"cell {i}: a second {{solution-start}} before {{solution-end}}")
+            in_solution = True
+            continue
+        if kind == "solution-end":
+            if not in_solution:
+                raise ValueError(f"cell {i}: {{solution-end}} without {{solution-start}}")
+            in_solution = False
+            continue
+        if in_solution:
+            continue
+        if cell.cell_type == "markdown":
+            new.cells.append(nbformat.v4.new_markdown_cell(_plain_exercise_markdown(cell.source, lang)))
+        elif cell.cell_type == "code":
+            new.cells.append(nbformat.v4.new_code_cell(cell.source))
+    if in_solution:
+        raise ValueError("a {solution-start} has no {solution-end} before the end of the notebook")
+    return new
+
+
+def generate_all(srcdir: Path, lang: str, docnames: set[str]) -> list[Path]:
+    """Write the exercise notebook of every chapter of ``lang`` that has exercises."""
+    written = []
+    outdir = srcdir / GENERATED / lang
+    outdir.mkdir(parents=True, exist_ok=True)
+    for doc in sorted(docnames):
+        path = srcdir / f"{doc}.ipynb"
+        if not path.is_file():
+            continue
+        nb = nbformat.read(path, as_version=4)
+        if not any(_directive(c) == "exercise" for c in nb.cells):
+            continue
+        target = outdir / f"{path.stem}_exercises.ipynb"
+        nbformat.write(exercises_only(nb, lang), target)
+        written.append(target)
+    return written

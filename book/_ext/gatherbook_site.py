@@ -1,0 +1,96 @@
+"""Local Sphinx extension of the gather book.
+
+Each language is its own Sphinx build (see ``book/build.py``); the two are published side by
+side as ``<site>/en/...`` and ``<site>/zh/...``. This extension gives every page:
+
+- ``<html lang>`` as a BCP 47 tag (``en``, ``zh-CN``) instead of Sphinx's ``zh_CN``;
+- a link to the same page in the other language (``language-switch.html`` renders it);
+- the exercise notebooks without solutions, generated before the sources are read so that
+  the chapter's ``{download}`` role finds them (``exercise_download.py``).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).parent))
+import exercise_download  # noqa: E402
+
+# language code of the build -> (BCP 47 tag, name of the language in itself)
+LANG_TAGS = {"en": "en", "zh": "zh-CN"}
+TOC_FILES = {"en": "_toc.yml", "zh": "_toc_zh.yml"}
+
+
+def toc_docnames(toc_path: Path) -> set[str]:
+    """All document names (no suffix) listed in a Jupyter Book ``_toc.yml``."""
+    names: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key in ("root", "file"):
+                if key in node:
+                    names.add(str(Path(node[key]).with_suffix("")))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(yaml.safe_load(toc_path.read_text(encoding="utf8")))
+    return names
+
+
+def counterpart(pagename: str, this: str, other: str) -> str:
+    """The page name of ``pagename`` in the other language: ``notebooks/en/x`` -> ``notebooks/zh/x``.
+
+    Pages without a language folder in their path (the bilingual glossary, ``search``,
+    ``genindex``) are their own counterpart.
+    """
+    parts = pagename.split("/")
+    return "/".join(other if p == this else p for p in parts)
+
+
+def _relative_to_site_root(pagename: str) -> str:
+    # a page is published at <site>/<lang>/<pagename>.html
+    return "../" * (pagename.count("/") + 1)
+
+
+def on_builder_inited(app) -> None:
+    this = app.config.gatherbook_this_language
+    if this not in LANG_TAGS:
+        raise ValueError(f"gatherbook_this_language={this!r}; expected one of {sorted(LANG_TAGS)}")
+    srcdir = Path(app.srcdir)
+    app.env.gatherbook_other_docs = {
+        lang: toc_docnames(srcdir / toc) for lang, toc in TOC_FILES.items() if lang != this
+    }
+    exercise_download.generate_all(srcdir, this, toc_docnames(srcdir / TOC_FILES[this]))
+
+
+def on_page_context(app, pagename, templatename, context, doctree) -> None:
+    this = app.config.gatherbook_this_language
+    context["language"] = LANG_TAGS[this]
+    switches = []
+    for other, name in app.config.gatherbook_languages.items():
+        if other == this:
+            continue
+        target = counterpart(pagename, this, other)
+        known = app.env.gatherbook_other_docs.get(other, set())
+        if target not in known and pagename not in ("search", "genindex"):
+            # no counterpart page: offer the other edition's landing page instead
+            target = "index"
+        switches.append({
+            "url": _relative_to_site_root(pagename) + f"{other}/{target}.html",
+            "lang": LANG_TAGS[other],
+            "label": name,
+        })
+    context["gatherbook_switches"] = switches
+
+
+def setup(app):
+    app.add_config_value("gatherbook_this_language", "en", "html")
+    app.add_config_value("gatherbook_languages", {"en": "English", "zh": "中文"}, "html")
+    app.connect("builder-inited", on_builder_inited)
+    app.connect("html-page-context", on_page_context)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

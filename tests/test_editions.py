@@ -1,0 +1,115 @@
+"""The English and Chinese editions hold together: same notebooks, same code, same outputs.
+
+Only prose may differ: markdown cells, code comments, cell metadata such as figure captions, and
+outputs that are deliberately written in the reader's language (exercise feedback). Those must
+still agree on everything that is not prose: every number, shape and verdict symbol.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EN, ZH = ROOT / "notebooks" / "en", ROOT / "notebooks" / "zh"
+NAMES = sorted(p.name for p in EN.glob("*.ipynb"))
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+# numbers (with optional sign/decimals/exponent), and the verdict symbols of the exercise checker
+FACTS = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[✔✘…]")
+
+
+def code_cells(path: Path) -> list:
+    return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def strip_comments(source: str) -> str:
+    """The code without comments or blank lines (token-exact, so '#' inside strings survives)."""
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+              if t.type != tokenize.COMMENT]
+    lines = tokenize.untokenize(tokens).splitlines()
+    return "\n".join(line.rstrip() for line in lines if line.strip())
+
+
+def output_facts(output) -> list:
+    """A comparable summary of one output: its kind, and its text or a hash of its image."""
+    kind = output.get("output_type")
+    if kind == "stream":
+        return [kind, output.get("name"), output.get("text", "")]
+    if kind == "error":
+        return [kind, output.get("ename"), output.get("evalue")]
+    data = output.get("data", {})
+    facts = [kind]
+    for mime in sorted(data):
+        value = data[mime]
+        if isinstance(value, list):
+            value = "".join(value)
+        if mime.startswith("image/"):
+            value = hashlib.sha256(value.encode()).hexdigest()
+        facts.append((mime, value))
+    return facts
+
+
+def test_same_notebooks_in_both_editions():
+    en = {p.name for p in EN.glob("*.ipynb")}
+    zh = {p.name for p in ZH.glob("*.ipynb")}
+    assert en, "no notebooks in notebooks/en"
+    assert en == zh, f"only in en: {sorted(en - zh)}; only in zh: {sorted(zh - en)}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_code_cells(name):
+    en, zh = code_cells(EN / name), code_cells(ZH / name)
+    assert len(en) == len(zh), f"{name}: {len(en)} code cells in en, {len(zh)} in zh"
+    for i, (a, b) in enumerate(zip(en, zh)):
+        assert strip_comments(a.source) == strip_comments(b.source), (
+            f"{name}: code cell {i} differs between en and zh (comments aside):\n"
+            f"--- en\n{a.source}\n--- zh\n{b.source}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_cell_tags(name):
+    for i, (a, b) in enumerate(zip(code_cells(EN / name), code_cells(ZH / name))):
+        ta, tb = a.metadata.get("tags", []), b.metadata.get("tags", [])
+        assert sorted(ta) == sorted(tb), f"{name}: code cell {i} tags: en {ta}, zh {tb}"
+
+
+def _same_or_same_facts(text_en: str, text_zh: str) -> bool:
+    if text_en == text_zh:
+        return True
+    # a deliberately translated output: it must be in Chinese, and agree on every number and verdict
+    return bool(CJK.search(text_zh)) and FACTS.findall(text_en) == FACTS.findall(text_zh)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_outputs(name):
+    for i, (a, b) in enumerate(zip(code_cells(EN / name), code_cells(ZH / name))):
+        oa, ob = a.get("outputs", []), b.get("outputs", [])
+        assert len(oa) == len(ob), f"{name}: code cell {i} has {len(oa)} outputs in en, {len(ob)} in zh"
+        for j, (x, y) in enumerate(zip(oa, ob)):
+            fx, fy = output_facts(x), output_facts(y)
+            if fx == fy:
+                continue
+            where = f"{name}: code cell {i}, output {j}"
+            assert fx[0] == fy[0] and len(fx) == len(fy), f"{where}: different kinds of output\n{fx}\n{fy}"
+            for u, v in zip(fx[1:], fy[1:]):
+                if isinstance(u, tuple):  # (mime, value): images must be identical
+                    assert u[0] == v[0] and (u[0].startswith("text/") and _same_or_same_facts(u[1], v[1])
+                                             or u == v), f"{where}: {u[0]} differs"
+                else:
+                    assert u == v or _same_or_same_facts(str(u), str(v)), (
+                        f"{where}: outputs differ in more than prose:\n--- en\n{u}\n--- zh\n{v}")
+
+
+def test_strip_comments_keeps_hashes_in_strings():
+    assert strip_comments('x = "#not a comment"  # a comment\n') == 'x = "#not a comment"'
+
+
+def test_facts_catch_a_changed_number():
+    assert not _same_or_same_facts("✔ 12 cases passed", "✔ 11 个用例全部通过")
+    assert _same_or_same_facts("✔ ch1.a: all 12 cases passed", "✔ ch1.a：12 个用例全部通过")
+    assert not _same_or_same_facts("shape (4,)", "shape (4,)!")  # not Chinese: must be identical

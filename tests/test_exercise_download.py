@@ -1,0 +1,90 @@
+"""The no-solutions exercise notebook that the build publishes for each chapter."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from exercise_download import exercises_only, generate_all  # noqa: E402
+
+md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+
+
+def chapter(*extra):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        md("# Chapter 1: gather"),
+        code("import torch\nfrom gatherbook.exercises import check"),
+        code("x = torch.arange(3)\nprint(x)"),
+        md("## Exercises"),
+        md("````{exercise} Pick one element per row\n:label: ch1-ex-pick\n\nWrite `pick`.\n````"),
+        code("def pick(x, idx):\n    raise NotImplementedError"),
+        code('check("ch1.pick_per_row", pick)'),
+        md("````{solution-start} ch1-ex-pick\n:class: dropdown\n````"),
+        code("def pick(x, idx):\n    return SOLUTION"),
+        code('check("ch1.pick_per_row", pick)'),
+        md("````{solution-end}\n````"),
+        *extra,
+    ]
+    return nb
+
+
+def test_keeps_setup_exercise_stub_and_check_and_drops_solutions():
+    out = exercises_only(chapter(), "en")
+    sources = [c.source for c in out.cells]
+    text = "\n".join(sources)
+    assert "SOLUTION" not in text
+    assert "import torch\nfrom gatherbook.exercises import check" in sources  # the setup cell
+    assert "print(x)" not in text                                              # chapter body dropped
+    assert sources.count('check("ch1.pick_per_row", pick)') == 1
+    assert "def pick(x, idx):\n    raise NotImplementedError" in sources
+    assert "### Exercise: Pick one element per row" in text
+    assert "{exercise}" not in text and ":label:" not in text and "````" not in text
+    assert all(c.get("outputs", []) == [] for c in out.cells if c.cell_type == "code")
+
+
+def test_chinese_download_sets_the_feedback_language():
+    out = exercises_only(chapter(), "zh")
+    text = "\n".join(c.source for c in out.cells)
+    assert 'os.environ.setdefault("GATHERBOOK_LANG", "zh")' in text
+    assert "### 练习: Pick one element per row" in text
+
+
+def test_unbalanced_solution_directives_are_clear_errors():
+    nb = chapter()
+    del nb.cells[10]  # the solution-end
+    with pytest.raises(ValueError, match="no \\{solution-end\\}"):
+        exercises_only(nb, "en")
+    with pytest.raises(ValueError, match="without \\{solution-start\\}"):
+        exercises_only(chapter(md("````{solution-end}\n````")), "en")
+
+
+def test_no_exercises_and_bad_language_are_clear_errors():
+    nb = nbformat.v4.new_notebook(cells=[md("# Title"), code("1")])
+    with pytest.raises(ValueError, match="no \\{exercise\\} directive"):
+        exercises_only(nb, "en")
+    with pytest.raises(ValueError, match="expected one of"):
+        exercises_only(chapter(), "fr")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_chapter_with_exercises_gets_a_download(tmp_path, lang):
+    """The real chapters: each exercise's check call survives, no solution code does."""
+    docs = {str(p.relative_to(ROOT).with_suffix("")) for p in (ROOT / "notebooks" / lang).glob("*.ipynb")}
+    # generate into a copy of the tree layout so the real book/_generated is untouched
+    for doc in docs:
+        target = tmp_path / f"{doc}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((ROOT / f"{doc}.ipynb").read_bytes())
+    written = generate_all(tmp_path, lang, docs)
+    for path in written:
+        chapter_nb = nbformat.read(tmp_path / "notebooks" / lang / path.name.replace("_exercises", ""), 4)
+        ex = nbformat.read(path, 4)
+        chapter_checks = {c.source for c in chapter_nb.cells if c.cell_type == "code" and "check(" in c.source}
+        ex_code = [c.source for c in ex.cells if c.cell_type == "code"]
+        assert chapter_checks <= set(ex_code), f"{path.name}: a check call is missing"
+        assert len(ex_code) == len(set(ex_code)), f"{path.name}: a cell appears twice (a solution leaked?)"

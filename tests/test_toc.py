@@ -1,0 +1,62 @@
+"""Every notebook and page is in its edition's table of contents, and the TOC lists nothing missing."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from gatherbook_site import TOC_FILES, counterpart, toc_docnames  # noqa: E402
+
+SHARED_PAGES = {"book/glossary"}  # bilingual pages that both editions list
+
+
+def pages_on_disk(lang: str) -> set[str]:
+    found = {str(p.relative_to(ROOT).with_suffix("")) for p in (ROOT / "notebooks" / lang).glob("*.ipynb")}
+    found |= {str(p.relative_to(ROOT).with_suffix("")) for p in (ROOT / "book" / lang).glob("*.md")}
+    return found | SHARED_PAGES
+
+
+def test_toc_files_exist_for_each_edition():
+    assert set(TOC_FILES) == {"en", "zh"}
+    for toc in TOC_FILES.values():
+        assert (ROOT / toc).is_file(), toc
+
+
+def test_every_toc_entry_exists():
+    for lang, toc in TOC_FILES.items():
+        for doc in toc_docnames(ROOT / toc):
+            assert any((ROOT / f"{doc}{ext}").is_file() for ext in (".md", ".ipynb")), (
+                f"{toc} lists {doc}, which is neither {doc}.md nor {doc}.ipynb")
+
+
+def test_every_page_is_in_its_toc():
+    for lang, toc in TOC_FILES.items():
+        listed = toc_docnames(ROOT / toc)
+        missing = pages_on_disk(lang) - listed
+        assert not missing, f"{toc} does not list: {sorted(missing)}"
+        other = {"en": "zh", "zh": "en"}[lang]
+        strays = {d for d in listed if f"/{other}/" in f"/{d}/"}
+        assert not strays, f"{toc} lists pages of the other edition: {sorted(strays)}"
+
+
+def test_every_page_has_a_counterpart():
+    en, zh = toc_docnames(ROOT / TOC_FILES["en"]), toc_docnames(ROOT / TOC_FILES["zh"])
+    assert {counterpart(d, "en", "zh") for d in en} == zh
+
+
+def test_both_tocs_list_chapters_in_the_same_order():
+    def order(toc):
+        text = (ROOT / toc).read_text(encoding="utf8")
+        return [re.sub(r"/(en|zh)/", "/*/", m) for m in re.findall(r"(?:root|file):\s*(\S+)", text)]
+    assert order(TOC_FILES["en"]) == order(TOC_FILES["zh"])
+
+
+def test_both_editions_have_same_toc_shape():
+    en = yaml.safe_load((ROOT / TOC_FILES["en"]).read_text(encoding="utf8"))
+    zh = yaml.safe_load((ROOT / TOC_FILES["zh"]).read_text(encoding="utf8"))
+    assert [len(p["chapters"]) for p in en["parts"]] == [len(p["chapters"]) for p in zh["parts"]]
+    assert [p.get("numbered", False) for p in en["parts"]] == [p.get("numbered", False) for p in zh["parts"]]
