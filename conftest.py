@@ -44,7 +44,12 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section(f"notebook execution time (budget {limit:g} s each)")
     for nb, s in sorted(_seconds.items()):
         flag = "  OVER BUDGET" if s > limit else ""
-        terminalreporter.write_line(f"{s:6.2f} s  {nb}{flag}")
+        terminalreporter.write_line(f"{s:6.2f} s  {nb}{flag}", red=bool(flag))
+    over = _over_budget()
+    if over:
+        terminalreporter.write_line(
+            f"FAILED: {len(over)} notebook(s) over the {limit:g} s budget; make them faster "
+            f"(or set {_LIMIT_ENV} on a slower machine).", red=True, bold=True)
 
 
 def pytest_sessionfinish(session, exitstatus):
