@@ -1,4 +1,4 @@
-"""Project-wide pytest hooks: the time budget of each notebook.
+"""Project-wide pytest hooks: how nbval runs a cell, and the time budget of each notebook.
 
 Each notebook must execute in under ``GATHERBOOK_NOTEBOOK_SECONDS`` seconds (default 10) on a
 2-core CPU. nbval runs a notebook cell by cell; this plugin adds up the cells' run times per
@@ -9,7 +9,18 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
+import nbval.kernel
 import pytest
+
+
+def _execute_with_history(self, cell_input, allow_stdin=None):
+    """nbval sends cells with ``store_history=False``; IPython then ignores a trailing ``;``
+    (it looks for it in the last *stored* cell), so ``draw_gather(...);`` would show an extra
+    ``<Figure ...>`` that Jupyter, nbconvert and the book never show. Send cells as Jupyter does."""
+    return self.kc.execute(cell_input, store_history=True, allow_stdin=allow_stdin, stop_on_error=False)
+
+
+nbval.kernel.RunningKernel.execute_cell_input = _execute_with_history
 
 _LIMIT_ENV = "GATHERBOOK_NOTEBOOK_SECONDS"
 _seconds: dict[str, float] = defaultdict(float)
