@@ -1,0 +1,371 @@
+"""The exercise checker: a checker that accepts a wrong answer is a bug in the book.
+
+Every exercise: the reference passes; each known mistake (the planted wrong answers) fails and
+is named with its hint; an unfilled stub is "not attempted"; errors in the reader's code are
+reported, not raised; shapes are compared without broadcasting; en and zh feedback carry the
+same numbers and verdict symbols.
+"""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import re  # noqa: E402
+import sys  # noqa: E402
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from gatherbook import exercises  # noqa: E402
+from gatherbook.exercises import CheckResult, check, get, names, run_check  # noqa: E402
+
+ALL = names()
+CH1 = [n for n in ALL if n.startswith("ch1.")]
+MISTAKES = [(n, m.key) for n in ALL for m in get(n).mistakes]
+
+
+def _mistake(name, key):
+    return next(m for m in get(name).mistakes if m.key == key)
+
+
+def _stub(*args):
+    raise NotImplementedError
+
+
+def _numbers_and_symbols(text):
+    """What must agree between the editions: every number and the verdict symbols."""
+    return re.findall(r"\d+|[✔✘…]", text)
+
+
+@pytest.fixture(autouse=True)
+def _no_lang_env(monkeypatch):
+    monkeypatch.delenv("GATHERBOOK_LANG", raising=False)
+    yield
+    plt.close("all")
+
+
+# --- the registry ----------------------------------------------------------------------------
+
+def test_chapter_1_has_at_least_six_exercises_including_3d_and_inverse_permutation():
+    assert len(CH1) >= 6
+    assert "ch1.select_rows" in CH1 and "ch1.unshuffle" in CH1
+    assert names() == ALL and len(set(ALL)) == len(ALL)
+
+
+def test_a_new_chapter_module_only_declares_its_exercises(tmp_path, monkeypatch):
+    (tmp_path / "ch12.py").write_text(
+        "import torch\n"
+        "from gatherbook.exercises import Exercise, Mistake\n"
+        "EXERCISES = [Exercise(\n"
+        "    name='ch12.double', title_en='Double', title_zh='翻倍', args=('x',),\n"
+        "    reference=lambda x: 2 * x, edge_cases=[(torch.arange(3),)],\n"
+        "    random_case=lambda g: (torch.randint(0, 9, (4,), generator=g),), n_random=2,\n"
+        "    mistakes=[Mistake('square', lambda x: x * x, 'squared', '平方了')])]\n")
+    from gatherbook.exercises import _checker
+
+    monkeypatch.setattr(exercises, "__path__", [*exercises.__path__, str(tmp_path)])
+    monkeypatch.setattr(_checker, "_REGISTRY", {})
+    monkeypatch.setattr(_checker, "_LOADED", False)
+    try:
+        assert names() == ALL + ["ch12.double"]
+        assert run_check("ch12.double", lambda x: x + x, lang="en").message == "✔ ch12.double: all 3 cases passed"
+        assert run_check("ch12.double", lambda x: x * x, lang="en").hint_key == "square"
+    finally:
+        sys.modules.pop("gatherbook.exercises.ch12", None)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_exercise_is_well_formed(name):
+    ex = get(name)
+    assert ex.title_en and ex.title_zh and ex.title_en != ex.title_zh
+    assert len(ex.mistakes) >= 3, "each exercise needs at least three planted wrong answers"
+    assert len({m.key for m in ex.mistakes}) == len(ex.mistakes)
+    assert ex.reference.__doc__ and "Returns" in ex.reference.__doc__
+    cases = ex.cases()
+    assert len(cases) >= 10
+    assert all(len(c) == len(ex.args) for c in cases)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_cases_are_deterministic_and_cover_the_edges(name):
+    ex = get(name)
+    a, b = ex.cases(), ex.cases()
+    assert all(torch.equal(x, y) for ca, cb in zip(a, b) for x, y in zip(ca, cb))
+    first = [c[0] for c in a]
+    assert all(t.device.type == "cpu" for c in a for t in c)
+    assert any(t.shape[0] == 1 for t in first), "a B == 1 case"
+    assert sum(t.shape[0] != t.shape[1] for t in first) >= len(first) - 1, "sizes that differ (B != N)"
+    random_part = first[len(ex.edge_cases):]
+    assert all(t.shape[0] != t.shape[1] for t in random_part)
+    assert len({tuple(t.shape) for t in random_part}) >= 4, "random cases of several shapes"
+
+
+def test_cases_include_k_1_and_repeated_indices():
+    for name in ("ch1.pick_k_per_row", "ch1.select_rows"):
+        idx = [c[1] for c in get(name).cases()]
+        assert any(i.shape[1] == 1 for i in idx), f"{name}: a K == 1 case"
+        assert any(len(set(row.tolist())) < len(row) for i in idx for row in i), f"{name}: repeats"
+    idx = [c[1] for c in get("ch1.pick_per_row").cases()]
+    assert any(len(set(i.tolist())) < len(i) for i in idx)
+
+
+# --- right and wrong answers ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ALL)
+def test_reference_passes(name):
+    r = run_check(name, get(name).reference, lang="en")
+    assert (r.passed, r.attempted, r.failed_case, r.hint_key) == (True, True, None, None)
+    assert r.message == f"✔ {name}: all {r.n_cases} cases passed"
+    assert run_check(name, get(name).reference, lang="zh").message == f"✔ {name}：{r.n_cases} 个用例全部通过"
+
+
+@pytest.mark.parametrize("name,key", MISTAKES)
+def test_each_known_mistake_is_rejected_and_named(name, key):
+    m = _mistake(name, key)
+    r = run_check(name, m.fn, lang="en")
+    assert not r.passed and r.attempted
+    assert r.hint_key == key, r.message
+    assert m.hint_en in r.message
+    assert r.message.startswith(f"✘ {name}: case {r.failed_case} of {r.n_cases} failed")
+    assert "input:" in r.message and "expected:" in r.message
+    rz = run_check(name, m.fn, lang="zh")
+    assert m.hint_zh in rz.message and rz.hint_key == key
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_extra_dimension_of_size_one_fails_on_shape(name):
+    ref = get(name).reference
+    r = run_check(name, lambda *a: ref(*a).unsqueeze(-1), lang="en")
+    assert not r.passed and r.failure == "shape"
+    e = tuple(r.expected.shape)
+    assert f"shape: expected {e}, got {e + (1,)}" in r.message
+
+
+def test_shape_4_1_where_4_was_asked_fails_without_broadcasting():
+    def answer(x, idx):  # right values, shape (B, 1)
+        return x.gather(1, idx.view(-1, 1))
+
+    r = run_check("ch1.pick_per_row", answer, lang="en")
+    assert not r.passed and r.failed_case == 1 and r.failure == "shape"
+    assert "shape: expected (3,), got (3, 1)" in r.message
+    assert r.hint_key == "forgot_squeeze"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_leading_size_one_and_squeezed_answers_fail(name):
+    ref = get(name).reference
+    assert run_check(name, lambda *a: ref(*a).unsqueeze(0), lang="en").failure == "shape"
+    r = run_check(name, lambda *a: ref(*a).squeeze(), lang="en")  # breaks the B == 1 / K == 1 cases
+    assert not r.passed and r.failure == "shape" and r.hint_key == "generic.size_one"
+
+
+def test_wrong_only_on_bigger_random_cases_is_caught():
+    ex = get("ch1.pick_per_row")
+
+    def answer(x, idx):  # right on the small hand-written cases only
+        out = ex.reference(x, idx)
+        return out if x.numel() <= 15 else out.flip(0)
+
+    r = run_check(ex.name, answer, lang="en")
+    assert not r.passed and r.failed_case > len(ex.edge_cases) and r.failure == "values"
+
+
+def test_wrong_dtype_and_wrong_type_fail():
+    ref = get("ch1.pick_per_row").reference
+    r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).float(), lang="en")
+    assert r.failure == "dtype" and "dtype: expected torch.int64, got torch.float32" in r.message
+    assert r.hint_key == "generic.dtype"
+    r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).tolist(), lang="en")
+    assert r.failure == "type" and "type: expected a torch.Tensor, got list" in r.message
+    assert r.hint_key == "generic.not_tensor" and "got: list [2, 10, 21]" in r.message
+    r = run_check("ch1.sort_by_key", lambda v, k: get("ch1.sort_by_key").reference(v, k).bfloat16(), lang="en")
+    assert r.failure == "dtype" and "got torch.bfloat16" in r.message and "[[ 2.5, -1.0," in r.message
+    r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).numpy(), lang="en")
+    assert r.failure == "type" and "got numpy.ndarray" in r.message
+    r = run_check("ch1.pick_per_row", lambda x, idx: None, lang="en")
+    assert r.failure == "type" and r.hint_key == "generic.none" and "\ngot: None\n" in r.message
+
+
+def test_float_answers_use_the_stated_tolerance():
+    ref = get("ch1.sort_by_key").reference
+    assert run_check("ch1.sort_by_key", lambda v, k: ref(v, k) * (1 + 1e-6), lang="en").passed
+    r = run_check("ch1.sort_by_key", lambda v, k: ref(v, k) + 1e-3, lang="en")
+    assert not r.passed and r.failure == "values"
+    assert "torch.allclose, rtol=1e-05, atol=1e-08" in r.message
+    exact = run_check("ch1.pick_per_row", get("ch1.pick_per_row").mistakes[1].fn, lang="en")
+    assert "compared exactly" in exact.message
+
+
+def test_values_message_names_the_first_differing_cell():
+    r = run_check("ch1.pick_per_row", _mistake("ch1.pick_per_row", "wrong_dim").fn, lang="en")
+    assert "values: 3 of 3 elements differ; first at [0]: expected 2, got 20" in r.message
+    assert "[20,  0, 10]" in r.message  # got, printed in full
+
+
+# --- not attempted, errors in the reader's code, bad calls -------------------------------------
+
+@pytest.mark.parametrize("name", ALL)
+def test_stub_is_not_attempted(name):
+    r = run_check(name, _stub, lang="en")
+    assert (r.attempted, r.passed, r.failed_case) == (False, False, None)
+    assert r.message.startswith(f"… {name} not attempted yet")
+    assert run_check(name, _stub, lang="zh").message.startswith(f"… {name} 还没有作答")
+
+
+def test_exception_in_readers_code_is_reported_with_its_message_and_input():
+    def answer(x, idx):
+        return x.gather(1, idx.float().unsqueeze(1)).squeeze(1)
+
+    r = run_check("ch1.pick_per_row", answer, lang="en")
+    assert not r.passed and r.attempted and r.failure == "exception" and r.failed_case == 1
+    assert re.search(r"your function raised RuntimeError: gather\(\): Expected dtype int(32/int)?64 for index", r.message)
+    assert "x: shape (3, 5), int64" in r.message and "idx: shape (3,), int64" in r.message
+    assert "Traceback" not in r.message
+
+    def crash(x, idx):
+        raise KeyError("no such thing")
+
+    r = run_check("ch1.pick_per_row", crash, lang="en")
+    assert r.failure == "exception" and "your function raised KeyError: 'no such thing'" in r.message
+
+
+def test_exception_of_a_known_mistake_is_named():
+    r = run_check("ch1.pick_per_row", lambda x, idx: x.gather(1, idx), lang="en")
+    assert r.failure == "exception" and r.hint_key == "index_ndim"
+    assert "Index tensor must have the same number of dimensions as input tensor" in r.message
+
+
+def test_not_implemented_after_the_first_case_is_an_error_not_a_stub():
+    ref = get("ch1.pick_per_row").reference
+
+    def partial(x, idx):
+        if x.shape[0] == 1:
+            raise NotImplementedError("B == 1")
+        return ref(x, idx)
+
+    r = run_check("ch1.pick_per_row", partial, lang="en")
+    assert r.attempted and not r.passed and r.failed_case == 2 and "NotImplementedError: B == 1" in r.message
+
+
+def test_unknown_name_lists_the_valid_names_and_the_closest():
+    with pytest.raises(ValueError) as err:
+        run_check("ch1.pick_per_rows", _stub)
+    text = str(err.value)
+    assert "Did you mean 'ch1.pick_per_row'?" in text
+    assert all(n in text for n in ALL)
+    with pytest.raises(ValueError, match="ch1.unshuffle"):
+        check("nonsense", _stub)
+
+
+def test_non_callable_is_a_type_error_saying_what_was_passed(capsys):
+    with pytest.raises(TypeError) as err:
+        check("ch1.pick_per_row", torch.zeros(3))
+    assert "torch.Tensor of shape (3,)" in str(err.value)
+    assert "check('ch1.pick_per_row', pick_per_row)" in str(err.value)
+    with pytest.raises(TypeError, match="got None"):
+        run_check("ch1.pick_per_row", None)
+    assert capsys.readouterr().out == ""
+
+
+def test_zh_errors_for_bad_calls(monkeypatch):
+    monkeypatch.setenv("GATHERBOOK_LANG", "zh")
+    with pytest.raises(ValueError, match="没有名为"):
+        check("ch1.nope", _stub)
+    with pytest.raises(TypeError, match="函数本身"):
+        check("ch1.pick_per_row", 3)
+
+
+# --- the reader cannot break the cases; devices -------------------------------------------------
+
+def test_inputs_are_cloned_so_the_reader_cannot_change_the_cases():
+    ex = get("ch1.pick_per_row")
+    before = [tuple(t.clone() for t in c) for c in ex.cases()]
+
+    def vandal(x, idx):
+        out = ex.reference(x, idx)
+        x.zero_()
+        idx.zero_()
+        return out
+
+    assert run_check(ex.name, vandal, lang="en").passed
+    after = ex.cases()
+    assert all(torch.equal(a, b) for ca, cb in zip(before, after) for a, b in zip(ca, cb))
+    assert run_check(ex.name, ex.reference, lang="en").passed
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_answer_on_cuda_is_moved_to_the_cpu():
+    ref = get("ch1.select_rows").reference
+    assert run_check("ch1.select_rows", lambda x, idx: ref(x.cuda(), idx.cuda()), lang="en").passed
+    r = run_check("ch1.select_rows", lambda x, idx: ref(x, idx).cuda() + 1, lang="en")
+    assert r.failure == "values" and r.got.device.type == "cpu"
+
+
+# --- language ----------------------------------------------------------------------------------
+
+def _answers(name):
+    ex = get(name)
+    yield "reference", ex.reference
+    yield "stub", _stub
+    yield "extra dim", lambda *a: ex.reference(*a).unsqueeze(-1)
+    yield "raises", lambda *a: torch.zeros(2).gather(0, torch.tensor([5]))
+    yield "float", lambda *a: ex.reference(*a).double()
+    for m in ex.mistakes:
+        yield m.key, m.fn
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_en_and_zh_agree_on_numbers_and_symbols(name, monkeypatch):
+    for label, fn in _answers(name):
+        monkeypatch.setenv("GATHERBOOK_LANG", "en")
+        en = run_check(name, fn)
+        monkeypatch.setenv("GATHERBOOK_LANG", "zh")
+        zh = run_check(name, fn)
+        assert (en.lang, zh.lang) == ("en", "zh")
+        assert en.message != zh.message, label
+        assert _numbers_and_symbols(en.message) == _numbers_and_symbols(zh.message), label
+        assert (en.passed, en.attempted, en.failed_case, en.failure, en.hint_key) == (
+            zh.passed, zh.attempted, zh.failed_case, zh.failure, zh.hint_key), label
+
+
+def test_language_follows_the_notebook_folder(tmp_path, monkeypatch):
+    (tmp_path / "zh").mkdir()
+    monkeypatch.chdir(tmp_path / "zh")
+    assert run_check("ch1.unshuffle", _stub).message.startswith("… ch1.unshuffle 还没有作答")
+    (tmp_path / "en").mkdir()
+    monkeypatch.chdir(tmp_path / "en")
+    assert run_check("ch1.unshuffle", _stub).message.startswith("… ch1.unshuffle not attempted")
+
+
+# --- check(): printing and the picture -----------------------------------------------------------
+
+def test_check_prints_one_line_on_success_and_returns_none(capsys):
+    assert check("ch1.unshuffle", get("ch1.unshuffle").reference) is None
+    out = capsys.readouterr().out
+    assert out == "✔ ch1.unshuffle: all 12 cases passed\n"
+
+
+def test_check_prints_the_failure_and_leaves_no_figure_open(capsys):
+    assert check("ch1.pick_k_per_row", _mistake("ch1.pick_k_per_row", "same_for_every_row").fn) is None
+    out = capsys.readouterr().out
+    assert out.startswith("✘ ch1.pick_k_per_row: case 1 of 12 failed\n")
+    assert "likely mistake: `index_select` uses one list of columns" in out
+    assert plt.get_fignums() == []
+
+
+def test_figure_marks_the_differing_cells():
+    pytest.importorskip("gatherbook.draw")
+    r = run_check("ch1.pick_k_per_row", _mistake("ch1.pick_k_per_row", "wrong_dim").fn, lang="en")
+    fig = exercises.figure(r)
+    assert fig is not None
+    plt.close(fig)
+    r = run_check("ch1.pick_per_row", lambda x, idx: x.gather(1, idx), lang="en")
+    assert exercises.figure(r) is None  # an exception: nothing to draw
+    assert exercises.figure(run_check("ch1.unshuffle", get("ch1.unshuffle").reference)) is None
+
+
+def test_result_repr_is_short():
+    r = run_check("ch1.pick_per_row", _mistake("ch1.pick_per_row", "forgot_squeeze").fn, lang="en")
+    assert isinstance(r, CheckResult)
+    assert repr(r) == "<CheckResult ch1.pick_per_row: failed case 1/12 (shape, hint=forgot_squeeze)>"
+    assert "\n" not in repr(run_check("ch1.pick_per_row", _stub, lang="en"))
