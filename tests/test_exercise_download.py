@@ -21,6 +21,7 @@ def chapter(*extra):
         code("import torch\nfrom gatherbook.exercises import check"),
         code("x = torch.arange(3)\nprint(x)"),
         md("## Exercises"),
+        md("Intro.\n\nDownload {download}`this <x.ipynb>` here."),
         md("````{exercise} Pick one element per row\n:label: ch1-ex-pick\n\nWrite `pick`.\n````"),
         code("def pick(x, idx):\n    raise NotImplementedError"),
         code('check("ch1.pick_per_row", pick)'),
@@ -44,6 +45,7 @@ def test_keeps_setup_exercise_stub_and_check_and_drops_solutions():
     assert "def pick(x, idx):\n    raise NotImplementedError" in sources
     assert "### Exercise: Pick one element per row" in text
     assert "{exercise}" not in text and ":label:" not in text and "````" not in text
+    assert "Intro." in sources and "{download}" not in text and "## Exercises" not in text
     assert all(c.get("outputs", []) == [] for c in out.cells if c.cell_type == "code")
 
 
@@ -56,7 +58,7 @@ def test_chinese_download_sets_the_feedback_language():
 
 def test_unbalanced_solution_directives_are_clear_errors():
     nb = chapter()
-    del nb.cells[10]  # the solution-end
+    del nb.cells[11]  # the solution-end
     with pytest.raises(ValueError, match="no \\{solution-end\\}"):
         exercises_only(nb, "en")
     with pytest.raises(ValueError, match="without \\{solution-start\\}"):

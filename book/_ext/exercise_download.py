@@ -3,8 +3,9 @@
 Generated at build time from the chapter notebook itself (never kept as a second copy):
 
 - the chapter's setup cell (its first code cell), so the exercises run on their own;
-- everything from the heading that opens the exercise section to the end, except what lies
-  between a ``{solution-start}`` and its ``{solution-end}`` directive (the solutions);
+- everything after the heading that opens the exercise section, except what lies between a
+  ``{solution-start}`` and its ``{solution-end}`` directive (the solutions), and except the
+  paragraphs that link to this very download (``{download}`` roles);
 - MyST ``{exercise}`` fences turned into plain Markdown headings, which JupyterLab renders;
 - outputs and execution counts cleared.
 
@@ -65,6 +66,12 @@ def _plain_exercise_markdown(source: str, lang: str) -> str:
     return "\n".join(out).strip()
 
 
+def _without_download_links(source: str) -> str:
+    """Drop the paragraphs that hold a ``{download}`` role: in the download they point nowhere."""
+    paragraphs = re.split(r"\n\s*\n", source)
+    return "\n\n".join(p for p in paragraphs if "{download}" not in p).strip()
+
+
 def _title(nb) -> str:
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -100,7 +107,7 @@ def exercises_only(nb, lang: str):
         new.cells.append(nbformat.v4.new_code_cell(setup.source))
 
     in_solution = False
-    for i, cell in enumerate(cells[start:], start):
+    for i, cell in enumerate(cells[start + 1:], start + 1):
         kind = _directive(cell)
         if kind == "solution-start":
             if in_solution:
@@ -115,7 +122,9 @@ def exercises_only(nb, lang: str):
         if in_solution:
             continue
         if cell.cell_type == "markdown":
-            new.cells.append(nbformat.v4.new_markdown_cell(_plain_exercise_markdown(cell.source, lang)))
+            text = _without_download_links(_plain_exercise_markdown(cell.source, lang))
+            if text:
+                new.cells.append(nbformat.v4.new_markdown_cell(text))
         elif cell.cell_type == "code":
             new.cells.append(nbformat.v4.new_code_cell(cell.source))
     if in_solution:
