@@ -1,0 +1,550 @@
+"""Chapter 2 exercises: per-token log-probabilities of a language model.
+
+Token log-probs with and without the next-token shift, the masked sequence log-likelihood,
+completion-only scoring, the PPO/GRPO importance ratio, and a chunked computation that never
+builds the full log-softmax. Cases use logits with one decimal (easy to read in feedback),
+shapes whose batch size differs from their length (so an answer along the wrong dim cannot pass
+by accident), padding of at least two positions, and a batch of one.
+"""
+from __future__ import annotations
+
+import torch
+
+from gatherbook.exercises._checker import Exercise, Mistake
+
+I64 = torch.int64
+ATOL = 1e-5  # float32 answers computed another way (e.g. logsumexp) differ in the last bits
+PAD = -100
+
+
+# --------------------------------------------------------------------------------------------
+# small helpers for the cases
+
+def _int(g: torch.Generator, lo: int, hi: int) -> int:
+    """A random integer in ``[lo, hi]`` (both included)."""
+    return int(torch.randint(lo, hi + 1, (1,), generator=g))
+
+
+def _distinct(g: torch.Generator, lo: int, hi: int) -> tuple[int, int]:
+    """Two different random integers in ``[lo, hi]``."""
+    a = _int(g, lo, hi)
+    b = _int(g, lo, hi - 1)
+    return a, (b + 1 if b >= a else b)
+
+
+def _logits(g: torch.Generator, *shape: int) -> torch.Tensor:
+    """Floats with one decimal in [-4.9, 4.9]."""
+    return torch.randint(-49, 50, shape, generator=g).float() / 10
+
+
+def _ids(g: torch.Generator, V: int, *shape: int) -> torch.Tensor:
+    return torch.randint(0, V, shape, generator=g, dtype=I64)
+
+
+def _fixed_logits(B: int, L: int, V: int, seed: int) -> torch.Tensor:
+    return _logits(torch.Generator().manual_seed(seed), B, L, V)
+
+
+def _t(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=I64)
+
+
+def _logp(logits: torch.Tensor) -> torch.Tensor:
+    return logits.log_softmax(-1)
+
+
+def _pick(logp: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    return logp.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+
+
+# --------------------------------------------------------------------------------------------
+# 1. token log-probs, no shift
+
+def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """The log-probability of each given token: ``out[b][t] = log_softmax(logits[b][t])[ids[b][t]]``.
+
+    logits: (B, L, V) float32; ids: (B, L) int64 in [0, V). Returns (B, L) float32.
+    """
+    return logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+
+
+def _token_random(g: torch.Generator):
+    B, L = _distinct(g, 1, 6)
+    V = _int(g, 2, 9)
+    return _logits(g, B, L, V), _ids(g, V, B, L)
+
+
+TOKEN_LOGPROBS = Exercise(
+    name="ch2.token_logprobs",
+    title_en="Log-probability of each given token",
+    title_zh="每个给定 token 的对数概率",
+    args=("logits", "ids"),
+    reference=token_logprobs,
+    edge_cases=[
+        (_fixed_logits(1, 4, 6, 1), _t([[2, 0, 5, 3]])),                       # B == 1
+        (_fixed_logits(2, 3, 5, 2), _t([[4, 4, 0], [1, 2, 3]])),
+        (_fixed_logits(3, 2, 1, 3), _t([[0, 0], [0, 0], [0, 0]])),              # V == 1: log-prob 0
+        (_fixed_logits(2, 5, 4, 4), _t([[3, 2, 1, 0, 3], [0, 0, 1, 1, 2]])),
+    ],
+    random_case=_token_random,
+    seed=201,
+    atol=ATOL,
+    mistakes=[
+        Mistake(
+            "raw_logits",
+            lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1),
+            "you gathered the raw logits. A logit is a score defined up to a constant per row, not a "
+            "log-probability: apply `log_softmax(-1)` first, then gather.",
+            "你 gather 的是原始 logits。logit 只是每行差一个常数的分数，不是对数概率："
+            "先做 `log_softmax(-1)`，再 gather。",
+        ),
+        Mistake(
+            "probabilities",
+            lambda logits, ids: logits.softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),
+            "these are probabilities (`softmax`), not log-probabilities: use `log_softmax(-1)` "
+            "(not `softmax(-1).log()`, which loses precision for small probabilities).",
+            "这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`"
+            "（不要用 `softmax(-1).log()`，它对很小的概率会损失精度）。",
+        ),
+        Mistake(
+            "softmax_wrong_dim",
+            lambda logits, ids: logits.log_softmax(1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),
+            "`log_softmax(1)` normalises over the positions; each position's distribution runs over "
+            "the vocabulary, the last dim: `log_softmax(-1)`.",
+            "`log_softmax(1)` 是沿位置维归一化；每个位置的分布是在词表上，即最后一维：`log_softmax(-1)`。",
+        ),
+        Mistake(
+            "forgot_squeeze",
+            lambda logits, ids: logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)),
+            "gather's output has the index's shape (B, L, 1): `.squeeze(-1)` it to get (B, L).",
+            "gather 的输出形状与 index 相同，是 (B, L, 1)：调用 `.squeeze(-1)` 得到 (B, L)。",
+        ),
+    ],
+)
+
+
+# --------------------------------------------------------------------------------------------
+# 2. next-token log-probs: the shift
+
+def next_token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """How likely the model finds each token after the first, given the tokens before it.
+
+    ``logits[:, t]`` scores the token at ``t + 1``: ``out[b][t] = log_softmax(logits[b][t])[ids[b][t + 1]]``.
+    logits: (B, L, V) float32; ids: (B, L) int64 in [0, V), L >= 2. Returns (B, L - 1) float32.
+    """
+    return logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+
+
+def _next_random(g: torch.Generator):
+    B, L = _distinct(g, 2, 7)
+    B -= 1  # B in 1..6, L in 2..7 (and B != L + 1 is irrelevant: B != L is what counts)
+    if B == L:
+        L += 1
+    V = _int(g, 2, 9)
+    return _logits(g, B, L, V), _ids(g, V, B, L)
+
+
+NEXT_TOKEN_LOGPROBS = Exercise(
+    name="ch2.next_token_logprobs",
+    title_en="Next-token log-probabilities (the shift)",
+    title_zh="下一个 token 的对数概率（错位）",
+    args=("logits", "ids"),
+    reference=next_token_logprobs,
+    edge_cases=[
+        (_fixed_logits(1, 5, 6, 11), _t([[2, 0, 5, 3, 1]])),                   # B == 1
+        (_fixed_logits(2, 4, 5, 12), _t([[4, 1, 0, 2], [1, 2, 3, 3]])),
+        (_fixed_logits(3, 2, 4, 13), _t([[0, 1], [2, 3], [3, 3]])),             # L == 2: one score per row
+        (_fixed_logits(2, 6, 3, 14), _t([[0, 1, 2, 0, 1, 2], [2, 2, 1, 1, 0, 0]])),
+    ],
+    random_case=_next_random,
+    seed=202,
+    atol=ATOL,
+    mistakes=[
+        Mistake(
+            "no_shift",
+            lambda logits, ids: _pick(_logp(logits[:, :-1]), ids[:, :-1]),
+            "you scored ids[:, t] with logits[:, t], i.e. the current token, not the next one. The "
+            "logits at t predict the token at t + 1: pair `logits[:, :-1]` with `ids[:, 1:]`.",
+            "你用 logits[:, t] 给 ids[:, t] 打分，也就是当前 token，而不是下一个。t 处的 logits "
+            "预测 t + 1 处的 token：应把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。",
+        ),
+        Mistake(
+            "shift_backwards",
+            lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, :-1]),
+            "the shift goes the other way: the logits at t + 1 scored the token at t, which the model "
+            "has already seen. Use `logits[:, :-1]` with `ids[:, 1:]`.",
+            "错位方向反了：你用 t + 1 处的 logits 给 t 处的 token 打分，而模型已经看到过那个 token。"
+            "应使用 `logits[:, :-1]` 与 `ids[:, 1:]`。",
+        ),
+        Mistake(
+            "raw_logits",
+            lambda logits, ids: logits[:, :-1].gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1),
+            "the shift is right, but you gathered raw logits: apply `log_softmax(-1)` before the gather.",
+            "错位是对的，但你 gather 的是原始 logits：在 gather 之前先做 `log_softmax(-1)`。",
+        ),
+        Mistake(
+            "not_cut",
+            lambda logits, ids: _pick(_logp(logits), ids),
+            "the result has one score per position, (B, L), including the first token, which nothing "
+            "predicts. Cut the logits at the end and the ids at the start: (B, L - 1).",
+            "结果每个位置一个分数，形状 (B, L)，连第一个 token 也算上了，而它没有任何预测。"
+            "把 logits 去掉最后一个位置、ids 去掉第一个位置：形状 (B, L - 1)。",
+        ),
+    ],
+)
+
+
+# --------------------------------------------------------------------------------------------
+# 3. sequence log-likelihood with padding labels
+
+def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Log-likelihood of each sequence: the sum of its next-token log-probs, padding excluded.
+
+    logits: (B, L, V) float32; labels: (B, L) int64, token ids in [0, V) or -100 (padding, at the
+    end of a row). Position t + 1 is scored by ``logits[:, t]`` when ``labels[:, t + 1] != -100``.
+    Returns (B,) float32.
+    """
+    targets = labels[:, 1:]
+    mask = targets != PAD
+    logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
+    return (logp * mask).sum(-1)
+
+
+def _padded(g: torch.Generator, V: int, B: int, L: int) -> torch.Tensor:
+    labels = _ids(g, V, B, L)
+    for b in range(B):
+        n = _int(g, 1, L)  # tokens kept; the first row is padded by at least 2 when L allows it
+        if b == 0 and L >= 3:
+            n = min(n, L - 2)
+        labels[b, n:] = PAD
+    return labels
+
+
+def _sequence_random(g: torch.Generator):
+    B, L = _distinct(g, 1, 7)
+    L += 1  # L in 2..8
+    if B == L:
+        B = B - 1 if B > 1 else B + 2
+    V = _int(g, 2, 9)
+    return _logits(g, B, L, V), _padded(g, V, B, L)
+
+
+SEQUENCE_LOGPROB = Exercise(
+    name="ch2.sequence_logprob",
+    title_en="Sequence log-likelihood with padding",
+    title_zh="带填充的序列对数似然",
+    args=("logits", "labels"),
+    reference=sequence_logprob,
+    edge_cases=[
+        (_fixed_logits(1, 4, 5, 21), _t([[2, 0, 4, 3]])),                               # B == 1, no padding
+        (_fixed_logits(2, 5, 4, 22), _t([[1, 3, PAD, PAD, PAD], [0, 2, 2, 1, 3]])),
+        (_fixed_logits(3, 6, 6, 23), _t([[5, 1, 0, 2, PAD, PAD], [3, PAD, PAD, PAD, PAD, PAD],
+                                         [0, 1, 2, 3, 4, 5]])),                        # a row with nothing to score
+        (_fixed_logits(2, 3, 7, 24), _t([[6, 6, 6], [2, PAD, PAD]])),
+    ],
+    random_case=_sequence_random,
+    seed=203,
+    atol=ATOL,
+    mistakes=[
+        Mistake(
+            "gather_sees_pad",
+            lambda logits, labels: (_pick(_logp(logits[:, :-1]), labels[:, 1:]) * (labels[:, 1:] != PAD)).sum(-1),
+            "gather raised because it was given the padding label -100 as an index. Replace it by a "
+            "valid dummy id first, `targets.masked_fill(targets == -100, 0)` (or `clamp(min=0)`), and "
+            "let the mask remove what the dummy id reads.",
+            "gather 报错，因为填充标签 -100 被当成了索引。先把它换成一个合法的占位 id："
+            "`targets.masked_fill(targets == -100, 0)`（或 `clamp(min=0)`），"
+            "再用 mask 去掉占位 id 读到的值。",
+        ),
+        Mistake(
+            "no_mask",
+            lambda logits, labels: _pick(_logp(logits[:, :-1]), labels[:, 1:].clamp(min=0)).sum(-1),
+            "the padding positions were counted: after replacing -100 by a dummy id, gather reads a real "
+            "log-prob there. Multiply by the mask `labels[:, 1:] != -100` before the sum.",
+            "填充位置被算进去了：把 -100 换成占位 id 之后，gather 在那里读到的是真实的对数概率。"
+            "求和之前先乘以 mask `labels[:, 1:] != -100`。",
+        ),
+        Mistake(
+            "mask_not_shifted",
+            lambda logits, labels: (_pick(_logp(logits[:, :-1]), labels[:, 1:].clamp(min=0))
+                                    * (labels[:, :-1] != PAD)).sum(-1),
+            "the mask is cut like the logits, `[:, :-1]`, so it is off by one: it belongs to the "
+            "targets `labels[:, 1:]`. Use `labels[:, 1:] != -100`.",
+            "mask 像 logits 一样用 `[:, :-1]` 截取，因而错开了一位：它应该对应目标 `labels[:, 1:]`。"
+            "请用 `labels[:, 1:] != -100`。",
+        ),
+        Mistake(
+            "no_shift",
+            lambda logits, labels: (_pick(_logp(logits), labels.clamp(min=0)) * (labels != PAD)).sum(-1),
+            "you scored each label with the logits at its own position; the logits at t score the "
+            "token at t + 1: `logits[:, :-1]` with `labels[:, 1:]`.",
+            "你用每个标签所在位置的 logits 给它打分；t 处的 logits 给 t + 1 处的 token 打分："
+            "`logits[:, :-1]` 与 `labels[:, 1:]` 配对。",
+        ),
+        Mistake(
+            "mean_not_sum",
+            lambda logits, labels: (sequence_logprob(logits, labels)
+                                    / (labels[:, 1:] != PAD).sum(-1).clamp(min=1)),
+            "this is the mean log-prob per token; the log-likelihood of a sequence is the sum.",
+            "这是每个 token 的平均对数概率；序列的对数似然是求和。",
+        ),
+    ],
+)
+
+
+# --------------------------------------------------------------------------------------------
+# 4. score only the completion
+
+def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
+                       length: torch.Tensor) -> torch.Tensor:
+    """Log-likelihood of the completion only: tokens at positions ``prompt_len[b] <= t < length[b]``.
+
+    logits: (B, L, V) float32; ids: (B, L) int64 in [0, V) (padding after ``length`` holds id 0);
+    prompt_len, length: (B,) int64 with ``1 <= prompt_len < length <= L``. Token t is scored by
+    ``logits[:, t - 1]``. Returns (B,) float32.
+    """
+    L = ids.shape[1]
+    t = torch.arange(1, L)
+    mask = (t >= prompt_len[:, None]) & (t < length[:, None])
+    logp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    return (logp * mask).sum(-1)
+
+
+def _completion_case(logits: torch.Tensor, prompt_len, length, g: torch.Generator | None = None):
+    B, L, V = logits.shape
+    g = g or torch.Generator().manual_seed(B * 100 + L * 10 + V)
+    ids = _ids(g, V, B, L)
+    length_t, prompt_t = _t(length), _t(prompt_len)
+    ids[torch.arange(L) >= length_t[:, None]] = 0
+    return logits, ids, prompt_t, length_t
+
+
+def _completion_random(g: torch.Generator):
+    B, L = _distinct(g, 3, 8)
+    B -= 2  # B in 1..6, L in 3..8
+    if B == L:
+        L += 1
+    V = _int(g, 2, 9)
+    length = [_int(g, 2, L) for _ in range(B)]
+    prompt = [_int(g, 1, n - 1) for n in length]
+    return _completion_case(_logits(g, B, L, V), prompt, length, g)
+
+
+COMPLETION_LOGPROB = Exercise(
+    name="ch2.completion_logprob",
+    title_en="Score only the completion",
+    title_zh="只给补全部分打分",
+    args=("logits", "ids", "prompt_len", "length"),
+    reference=completion_logprob,
+    edge_cases=[
+        _completion_case(_fixed_logits(1, 6, 5, 31), [2], [5]),                 # B == 1, one padding
+        _completion_case(_fixed_logits(2, 7, 4, 32), [3, 1], [5, 7]),
+        _completion_case(_fixed_logits(3, 5, 6, 33), [4, 1, 2], [5, 2, 3]),      # one-token completions
+        _completion_case(_fixed_logits(2, 8, 3, 34), [2, 5], [6, 8]),
+    ],
+    random_case=_completion_random,
+    seed=204,
+    atol=ATOL,
+    mistakes=[
+        Mistake(
+            "mask_not_shifted",
+            lambda logits, ids, p, n: (_pick(_logp(logits[:, :-1]), ids[:, 1:])
+                                       * ((torch.arange(ids.shape[1] - 1) >= p[:, None])
+                                          & (torch.arange(ids.shape[1] - 1) < n[:, None]))).sum(-1),
+            "the mask is built on the positions of the logits instead of the targets, i.e. cut like the "
+            "logits: it drops the first completion token and scores the token after the completion. "
+            "The targets `ids[:, 1:]` are the tokens t = 1, 2, ...: keep `prompt_len <= t < length`.",
+            "mask 建在了 logits 的位置上而不是目标的位置上，也就是像 logits 那样截取：它漏掉了第一个补全 "
+            "token，却给补全之后的那个 token 打了分。目标 `ids[:, 1:]` 是位置 t = 1, 2, ... 上的 token："
+            "保留 `prompt_len <= t < length`。",
+        ),
+        Mistake(
+            "includes_prompt",
+            lambda logits, ids, p, n: (_pick(_logp(logits[:, :-1]), ids[:, 1:])
+                                       * (torch.arange(1, ids.shape[1]) < n[:, None])).sum(-1),
+            "the prompt tokens were scored too. Preference and RL losses score only the completion: "
+            "also require `t >= prompt_len`.",
+            "提示部分的 token 也被打分了。偏好学习和强化学习的损失只给补全部分打分："
+            "还要加上条件 `t >= prompt_len`。",
+        ),
+        Mistake(
+            "ignores_length",
+            lambda logits, ids, p, n: (_pick(_logp(logits[:, :-1]), ids[:, 1:])
+                                       * (torch.arange(1, ids.shape[1]) >= p[:, None])).sum(-1),
+            "the padding after `length` was scored (its id 0 is a valid token, so nothing fails): "
+            "also require `t < length`.",
+            "`length` 之后的填充也被打分了（填充的 id 0 是合法 token，所以不会报错）："
+            "还要加上条件 `t < length`。",
+        ),
+        Mistake(
+            "no_shift",
+            lambda logits, ids, p, n: (_pick(_logp(logits), ids)
+                                       * ((torch.arange(ids.shape[1]) >= p[:, None])
+                                          & (torch.arange(ids.shape[1]) < n[:, None]))).sum(-1),
+            "each token was scored by the logits at its own position; token t is scored by "
+            "`logits[:, t - 1]`: pair `logits[:, :-1]` with `ids[:, 1:]`.",
+            "每个 token 都用它自己位置上的 logits 打分；t 处的 token 应由 `logits[:, t - 1]` 打分："
+            "把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。",
+        ),
+    ],
+)
+
+
+# --------------------------------------------------------------------------------------------
+# 5. the PPO / GRPO importance ratio
+
+def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:
+    """The per-token probability ratio ``pi_new / pi_old`` from log-probabilities.
+
+    new_logp, old_logp: (B, T) float32 token log-probs (<= 0). Returns (B, T) float32,
+    ``exp(new_logp - old_logp)``.
+    """
+    return torch.exp(new_logp - old_logp)
+
+
+def _neg(g: torch.Generator, *shape: int) -> torch.Tensor:
+    """Log-probs with one decimal in [-4.0, -0.1]."""
+    return -torch.randint(1, 41, shape, generator=g).float() / 10
+
+
+def _ratio_random(g: torch.Generator):
+    B, T = _distinct(g, 1, 7)
+    return _neg(g, B, T), _neg(g, B, T)
+
+
+def _ratio_fixed(B: int, T: int, seed: int):
+    g = torch.Generator().manual_seed(seed)
+    return _neg(g, B, T), _neg(g, B, T)
+
+
+IMPORTANCE_RATIO = Exercise(
+    name="ch2.importance_ratio",
+    title_en="The PPO/GRPO importance ratio",
+    title_zh="PPO/GRPO 的重要性比率",
+    args=("new_logp", "old_logp"),
+    reference=importance_ratio,
+    edge_cases=[
+        (torch.tensor([[-0.5, -1.2, -2.0]]), torch.tensor([[-0.5, -1.0, -3.0]])),   # B == 1; equal -> 1
+        _ratio_fixed(2, 4, 41),
+        _ratio_fixed(4, 1, 42),
+        _ratio_fixed(3, 5, 43),
+    ],
+    random_case=_ratio_random,
+    seed=205,
+    mistakes=[
+        Mistake(
+            "ratio_of_logprobs",
+            lambda new, old: new / old,
+            "you divided the log-probabilities; the ratio is of probabilities: "
+            "`torch.exp(new_logp - old_logp)` (log of a quotient = difference of logs).",
+            "你把两个对数概率相除了；比率是概率之比：`torch.exp(new_logp - old_logp)`"
+            "（商的对数等于对数之差）。",
+        ),
+        Mistake(
+            "inverted",
+            lambda new, old: torch.exp(old - new),
+            "this is pi_old / pi_new, upside down: `torch.exp(new_logp - old_logp)`.",
+            "这是 pi_old / pi_new，颠倒了：应为 `torch.exp(new_logp - old_logp)`。",
+        ),
+        Mistake(
+            "no_exp",
+            lambda new, old: new - old,
+            "this is the log of the ratio: apply `torch.exp` to the difference.",
+            "这是比率的对数：对差值再取 `torch.exp`。",
+        ),
+        Mistake(
+            "difference_of_probs",
+            lambda new, old: torch.exp(new) - torch.exp(old),
+            "you subtracted the probabilities; the ratio divides them: `torch.exp(new_logp - old_logp)`.",
+            "你把两个概率相减了；比率是相除：`torch.exp(new_logp - old_logp)`。",
+        ),
+    ],
+)
+
+
+# --------------------------------------------------------------------------------------------
+# 6. chunked log-probs: gather minus logsumexp, four rows at a time
+
+def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """Token log-probs without a full log-softmax: ``logits[n, ids[n]] - logsumexp(logits[n])``.
+
+    Processes 4 rows at a time, so the temporary memory is that of 4 rows, whatever N.
+    logits: (N, V) float32; ids: (N,) int64 in [0, V). Returns (N,) float32, equal to
+    ``logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)``.
+    """
+    pieces = []
+    for start in range(0, logits.shape[0], 4):
+        x, y = logits[start:start + 4], ids[start:start + 4]
+        pieces.append(x.gather(-1, y.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(x, dim=-1))
+    return torch.cat(pieces)
+
+
+def _dropped_remainder(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    pieces = [logits[:0, 0]]
+    for start in range(0, logits.shape[0] - logits.shape[0] % 4, 4):
+        x, y = logits[start:start + 4], ids[start:start + 4]
+        pieces.append(x.gather(-1, y.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(x, dim=-1))
+    return torch.cat(pieces)
+
+
+def _chunked_random(g: torch.Generator):
+    N, V = _distinct(g, 1, 13)
+    return _logits(g, N, V), _ids(g, V, N)
+
+
+def _chunked_fixed(N: int, V: int, seed: int):
+    g = torch.Generator().manual_seed(seed)
+    return _logits(g, N, V), _ids(g, V, N)
+
+
+CHUNKED_LOGPROBS = Exercise(
+    name="ch2.chunked_logprobs",
+    title_en="Log-probs four rows at a time, without log_softmax",
+    title_zh="不用 log_softmax，每次处理四行的对数概率",
+    args=("logits", "ids"),
+    reference=chunked_logprobs,
+    edge_cases=[
+        _chunked_fixed(1, 5, 51),     # N == 1: a single, partial chunk
+        _chunked_fixed(6, 4, 52),     # 6 rows: a full chunk and a partial one
+        _chunked_fixed(8, 3, 53),     # two full chunks
+        _chunked_fixed(9, 7, 54),     # one row left over
+    ],
+    random_case=_chunked_random,
+    seed=206,
+    atol=ATOL,
+    mistakes=[
+        Mistake(
+            "dropped_remainder",
+            _dropped_remainder,
+            "the last, partial chunk is missing: `range(0, N - N % 4, 4)` stops early. Loop over "
+            "`range(0, N, 4)`; slicing `logits[start:start + 4]` past the end is fine.",
+            "最后一个不满的块丢了：`range(0, N - N % 4, 4)` 提前结束了。"
+            "应遍历 `range(0, N, 4)`；切片 `logits[start:start + 4]` 越过末尾也没有问题。",
+        ),
+        Mistake(
+            "minus_max",
+            lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1) - logits.amax(-1),
+            "subtracting the row maximum only makes the exponentials safe; the normaliser is "
+            "`torch.logsumexp(x, dim=-1)`, which is larger than the maximum.",
+            "减去每行最大值只是让指数运算不溢出；归一化项是 `torch.logsumexp(x, dim=-1)`，它比最大值更大。",
+        ),
+        Mistake(
+            "raw_logits",
+            lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1),
+            "the gathered logits still need the normaliser: subtract `torch.logsumexp(x, dim=-1)` of "
+            "each row.",
+            "gather 出来的 logits 还需要减去归一化项：减去每行的 `torch.logsumexp(x, dim=-1)`。",
+        ),
+        Mistake(
+            "probabilities",
+            lambda logits, ids: logits.softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),
+            "these are probabilities; the log-probability is `x[y] - logsumexp(x)`, with no `exp` "
+            "at the end.",
+            "这些是概率；对数概率是 `x[y] - logsumexp(x)`，最后不需要 `exp`。",
+        ),
+    ],
+)
+
+
+EXERCISES = [TOKEN_LOGPROBS, NEXT_TOKEN_LOGPROBS, SEQUENCE_LOGPROB, COMPLETION_LOGPROB, IMPORTANCE_RATIO,
+             CHUNKED_LOGPROBS]

@@ -1,0 +1,167 @@
+"""Per-token log-probabilities of a language model: ``log p(ids | logits)`` for every position.
+
+The one line that RLHF and preference-tuning code (PPO, GRPO, DPO) runs everywhere::
+
+    logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+
+materialises a second tensor as large as ``logits`` (the full log-softmax) only to keep one
+number per row. :func:`token_logprobs` computes the same values, optionally chunk by chunk
+with ``log p = logits[id] - logsumexp(logits)``, so the extra memory is bounded by
+``chunk_size * V`` elements instead of ``B * L * V``.
+"""
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+__all__ = ["token_logprobs"]
+
+_LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+def _shape(t: torch.Tensor) -> str:
+    return "(" + ", ".join(str(s) for s in t.shape) + ")"
+
+
+def _check(logits: object, ids: object, chunk_size: object, ignore_index: object) -> None:
+    if not isinstance(logits, torch.Tensor):
+        raise TypeError(f"logits must be a torch.Tensor of shape (..., V); got {type(logits).__name__}.")
+    if not isinstance(ids, torch.Tensor):
+        raise TypeError(f"ids must be a torch.Tensor of token ids with shape logits.shape[:-1]; got {type(ids).__name__}.")
+    if not logits.is_floating_point():
+        raise TypeError(
+            f"logits must be a floating-point tensor (float32, float64, bfloat16 or float16); "
+            f"got dtype {logits.dtype}."
+        )
+    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+        raise TypeError(
+            f"ids must be an integer tensor of token ids (torch.int64 or torch.int32); got dtype {ids.dtype}. "
+            f"Convert with ids.long() if the values are whole numbers."
+        )
+    if logits.dim() < 1:
+        raise ValueError(f"logits must have at least one dim (the vocabulary, last); got a 0-dim tensor.")
+    if logits.shape[:-1] != ids.shape:
+        expected = "(" + ", ".join(str(s) for s in logits.shape[:-1]) + ")"
+        hint = ""
+        if ids.dim() == logits.dim() - 1 and any(
+            abs(a - b) == 1 for a, b in zip(ids.shape, logits.shape[:-1])
+        ):
+            hint = " (off by one: for next-token scoring pair logits[:, :-1] with ids[:, 1:])"
+        elif ids.dim() == logits.dim() and ids.shape[-1] == 1:
+            hint = " (ids has a trailing dim of size 1: pass ids without the unsqueeze(-1))"
+        raise ValueError(
+            f"ids must have shape logits.shape[:-1] = {expected}; got ids of shape {_shape(ids)} "
+            f"for logits of shape {_shape(logits)}{hint}."
+        )
+    if ids.device != logits.device:
+        raise ValueError(f"ids and logits must be on the same device; got ids on {ids.device}, logits on {logits.device}.")
+    if chunk_size is not None:
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
+            raise TypeError(f"chunk_size must be a positive int (rows per chunk) or None; got {chunk_size!r}.")
+        if chunk_size <= 0:
+            raise ValueError(f"chunk_size must be a positive int (rows per chunk) or None; got {chunk_size}.")
+    if ignore_index is not None and (isinstance(ignore_index, bool) or not isinstance(ignore_index, int)):
+        raise TypeError(f"ignore_index must be an int (e.g. -100) or None; got {ignore_index!r}.")
+
+
+def _check_range(ids: torch.Tensor, vocab: int, ignore_index: int | None) -> None:
+    bad = (ids < 0) | (ids >= vocab)
+    if ignore_index is not None:
+        bad &= ids != ignore_index
+    if bool(bad.any()):
+        where = tuple(int(i) for i in bad.nonzero()[0])
+        value = int(ids[where])
+        position = "ids[" + ", ".join(str(i) for i in where) + "]"
+        hint = ""
+        if value < 0:
+            hint = (
+                f" A negative id such as -100 is usually a padding label: pass ignore_index={value}, "
+                f"or replace it by a valid id first (ids.masked_fill(~mask, 0)) and mask the result."
+            )
+        raise ValueError(
+            f"{position} = {value} is not a valid token id: ids must lie in [0, V) = [0, {vocab}) "
+            f"for logits with V = {vocab}.{hint}"
+        )
+
+
+def _rows(logits: torch.Tensor, ids: torch.Tensor):
+    """Yield (rows, ids) pairs: 2-D views of logits (n, V) without copying, with their ids (n,)."""
+    vocab = logits.shape[-1]
+    try:
+        yield logits.view(-1, vocab), ids.reshape(-1)
+        return
+    except RuntimeError:  # e.g. logits[:, :-1] of a contiguous (B, L, V): not viewable as (B*(L-1), V)
+        pass
+    if logits.dim() == 2:
+        yield logits, ids
+        return
+    for outer in itertools.product(*(range(s) for s in logits.shape[:-2])):
+        yield logits[outer], ids[outer]
+
+
+def _chunked(logits: torch.Tensor, ids: torch.Tensor, chunk_size: int) -> torch.Tensor:
+    pieces = []
+    for rows, row_ids in _rows(logits, ids):
+        for start in range(0, rows.shape[0], chunk_size):
+            chunk = rows[start : start + chunk_size]
+            if chunk.dtype in _LOW_PRECISION:
+                chunk = chunk.float()
+            picked = chunk.gather(-1, row_ids[start : start + chunk_size].unsqueeze(-1)).squeeze(-1)
+            pieces.append(picked - torch.logsumexp(chunk, dim=-1))
+    if not pieces:
+        dtype = torch.float32 if logits.dtype in _LOW_PRECISION else logits.dtype
+        return logits.new_empty(ids.shape, dtype=dtype)
+    return torch.cat(pieces).view(ids.shape)
+
+
+def token_logprobs(
+    logits: torch.Tensor,
+    ids: torch.Tensor,
+    *,
+    chunk_size: int | None = None,
+    ignore_index: int | None = None,
+) -> torch.Tensor:
+    """Log-probability of each chosen token: ``log_softmax(logits, -1)[..., ids]``.
+
+    Args:
+        logits: ``(..., V)`` floating-point scores; the last dim is the vocabulary.
+        ids: ``(...)`` integer token ids, ``ids.shape == logits.shape[:-1]``, each in ``[0, V)``
+            (or equal to ``ignore_index``). For next-token scoring pass ``logits[:, :-1]`` and
+            ``ids[:, 1:]``: the logits at position t score the token at t + 1.
+        chunk_size: ``None`` computes ``logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1))
+            .squeeze(-1)``, which allocates a full ``(..., V)`` log-softmax. An int computes
+            ``logits[id] - logsumexp(logits)`` over chunks of ``chunk_size`` rows, so the extra
+            memory is about ``chunk_size * V`` elements. bfloat16/float16 chunks are computed in
+            float32 and the result is float32 (in those dtypes a logsumexp-based difference loses
+            up to several hundredths; see the chapter on token log-probs).
+        ignore_index: ids equal to it (e.g. ``-100``, the padding label of
+            ``torch.nn.functional.cross_entropy``) get log-prob ``0.0``; gather never sees them.
+
+    Returns:
+        ``(...)`` tensor, the shape of ``ids``. Same dtype as ``logits``, except float32 for
+        bfloat16/float16 logits with a ``chunk_size``. Differentiable with respect to ``logits``
+        (under autograd the chunks' inputs are kept for the backward pass, so the memory bound
+        holds for inference, e.g. old-policy or reference log-probs under ``torch.no_grad()``).
+
+    Raises:
+        TypeError: logits not floating point; ids not an integer tensor; chunk_size or
+            ignore_index of the wrong type.
+        ValueError: ``ids.shape != logits.shape[:-1]``; ids on another device; an id outside
+            ``[0, V)`` (the message names its position and value); ``chunk_size <= 0``.
+    """
+    _check(logits, ids, chunk_size, ignore_index)
+    vocab = logits.shape[-1]
+    _check_range(ids, vocab, ignore_index)
+    keep = None
+    if ignore_index is not None:
+        keep = ids != ignore_index
+        ids = ids.masked_fill(~keep, 0)
+    ids = ids.long()
+    if chunk_size is None:
+        out = logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+    else:
+        out = _chunked(logits, ids, chunk_size)
+    if keep is not None:
+        out = out.masked_fill(~keep, 0.0)
+    return out

@@ -1,0 +1,70 @@
+"""gatherbook.tinylm (the chapter's tiny language model) and gatherbook.plots_lm (its pictures)."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from gatherbook import plots_lm  # noqa: E402
+from gatherbook.tinylm import ALICE, CharVocab, TinyLM  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_text_and_vocabulary():
+    assert ALICE.isascii() and ALICE.startswith("Alice was beginning")
+    vocab = CharVocab(ALICE)
+    assert len(vocab) == len(set(ALICE)) and vocab.chars == sorted(vocab.chars)
+    ids = vocab.encode("Oh dear!")
+    assert ids.dtype == torch.long and vocab.decode(ids) == "Oh dear!"
+    with pytest.raises(ValueError, match=r"characters \['Z', 'x'\] are not in the vocabulary"):
+        vocab.encode("xZ")
+    with pytest.raises(ValueError, match="non-empty str"):
+        CharVocab("")
+
+
+def test_model_is_causal_and_shaped():
+    torch.manual_seed(0)
+    model = TinyLM(10, context=3)
+    ids = torch.randint(0, 10, (2, 7))
+    logits = model(ids)
+    assert logits.shape == (2, 7, 10)
+    changed = ids.clone()
+    changed[:, 4:] = (changed[:, 4:] + 1) % 10
+    other = model(changed)
+    assert torch.equal(logits[:, :4], other[:, :4])  # the future does not leak into the past
+    assert not torch.allclose(logits[:, 4], other[:, 4])
+    # the window is 3 characters: position 6 no longer sees a change at position 3
+    far = ids.clone()
+    far[:, 3] = (far[:, 3] + 1) % 10
+    assert torch.equal(model(far)[:, 6], logits[:, 6])
+    with pytest.raises(ValueError, match=r"\(B, L\) integer tensor; got shape \(7,\)"):
+        model(ids[0])
+
+
+def test_figures_are_white_and_reject_bad_input():
+    figs = [
+        plots_lm.draw_shift("Alice was"),
+        plots_lm.draw_char_logprobs({"a": ("abc", torch.tensor([-1.0, -20.0]))}, title="t"),
+        plots_lm.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]), ["pad", "prompt", "done"]),
+        plots_lm.draw_peaks({"x": 3_000_000, "y": 1_000_000}, reference=4_000_000),
+        plots_lm.draw_errors([0, 1], {"e": [1e-3, 1e-2], "f": [0.0, 1e-6]}, xlabel="c"),
+    ]
+    for fig in figs:
+        assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"must be a tensor of shape \(2,\).*got \(3,\)"):
+        plots_lm.draw_char_logprobs({"a": ("abc", torch.zeros(3))})
+    with pytest.raises(ValueError, match="ASCII"):
+        plots_lm.draw_shift("日本")
+    with pytest.raises(ValueError, match="at most 24"):
+        plots_lm.draw_shift("x" * 25)
+    with pytest.raises(ValueError, match=r"values must lie in \[0, 2\)"):
+        plots_lm.draw_token_mask(["ab"], torch.tensor([[0, 2]]), ["pad", "text"])
+    with pytest.raises(ValueError, match="2 values for 3 x positions"):
+        plots_lm.draw_errors([0, 1, 2], {"e": [1, 2]}, xlabel="c")
