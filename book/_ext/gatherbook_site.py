@@ -6,10 +6,13 @@ side as ``<site>/en/...`` and ``<site>/zh/...``. This extension gives every page
 - ``<html lang>`` as a BCP 47 tag (``en``, ``zh-CN``) instead of Sphinx's ``zh_CN``;
 - a link to the same page in the other language (``language-switch.html`` renders it);
 - the exercise notebooks without solutions, generated before the sources are read so that
-  the chapter's ``{download}`` role finds them (``exercise_download.py``).
+  the chapter's ``{download}`` role finds them (``exercise_download.py``);
+- an ``index.html`` that redirects to the landing page as a complete page (language, title,
+  icon), instead of sphinx-external-toc's one-line redirect.
 """
 from __future__ import annotations
 
+import html
 import sys
 from pathlib import Path
 
@@ -68,8 +71,27 @@ def on_builder_inited(app) -> None:
     exercise_download.generate_all(srcdir, this, toc_docnames(srcdir / TOC_FILES[this]))
 
 
+def _drop_duplicate_scripts(scripts: list) -> None:
+    """Keep one copy of each ``<script>`` (in place).
+
+    Sphinx 7.4 writes an inline script added by an extension after the builder started twice
+    (``None`` vs ``''`` file name; fixed upstream in sphinx-doc/sphinx#13402): the second
+    ``const THEBE_JS_URL = ...`` of sphinx-thebe is a SyntaxError in every reader's console.
+    """
+    seen, kept = set(), []
+    for js in scripts:
+        key = (getattr(js, "filename", js) or "", getattr(js, "priority", None),
+               tuple(sorted(getattr(js, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(js)
+    scripts[:] = kept
+
+
 def on_page_context(app, pagename, templatename, context, doctree) -> None:
     this = app.config.gatherbook_this_language
+    if isinstance(context.get("script_files"), list):
+        _drop_duplicate_scripts(context["script_files"])
     context["language"] = LANG_TAGS[this]
     switches = []
     for other, name in app.config.gatherbook_languages.items():
@@ -88,9 +110,37 @@ def on_page_context(app, pagename, templatename, context, doctree) -> None:
     context["gatherbook_switches"] = switches
 
 
+_REDIRECT = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="0; url={url}">
+<title>{title}</title>
+<link rel="canonical" href="{url}">{icon}
+</head>
+<body><p><a href="{url}">{title}</a></p></body>
+</html>
+"""
+
+
+def write_index_redirect(app, exception) -> None:
+    """Write ``index.html`` -> the root page; runs before sphinx-external-toc, which then keeps it."""
+    if exception is not None or app.builder.name != "html" or app.config.root_doc == "index":
+        return
+    favicon = app.config.html_favicon
+    icon = ""
+    if favicon and "://" not in favicon:
+        icon = f'\n<link rel="icon" href="_static/{html.escape(Path(favicon).name)}">'
+    url = html.escape(f"{app.config.root_doc}.html")
+    Path(app.outdir, "index.html").write_text(_REDIRECT.format(
+        lang=LANG_TAGS[app.config.gatherbook_this_language], url=url,
+        title=html.escape(app.config.project), icon=icon), encoding="utf8")
+
+
 def setup(app):
     app.add_config_value("gatherbook_this_language", "en", "html")
     app.add_config_value("gatherbook_languages", {"en": "English", "zh": "中文"}, "html")
     app.connect("builder-inited", on_builder_inited)
     app.connect("html-page-context", on_page_context)
+    app.connect("build-finished", write_index_redirect, priority=400)  # etoc's runs at 500
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
