@@ -4,8 +4,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NB     ?= notebooks/en/*.ipynb notebooks/zh/*.ipynb
-# pytest-xdist workers: one per core; --dist loadscope keeps each notebook on one kernel
+# pytest-xdist workers: one per core; --dist loadscope keeps each notebook on one kernel.
 WORKERS ?= auto
+# One CPU thread per notebook kernel: the workers already use every core, and two kernels of
+# several threads each on a small machine stall each other's matrix multiplies for seconds.
+# (Outputs must not depend on the thread count: `make determinism` runs once with all of them.)
+export OMP_NUM_THREADS ?= 1
 
 .PHONY: help venv test book execute lab determinism clean
 
@@ -14,7 +18,7 @@ help:
 	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
 	@echo "make execute      re-execute notebooks in place (NB=path.ipynb for one)"
 	@echo "make lab          open the notebooks in JupyterLab"
-	@echo "make determinism  run the notebook suite three times in a row (once with one CPU thread)"
+	@echo "make determinism  run the notebook suite three times in a row (once with every CPU thread)"
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed; got " + sys.version.split()[0] + " (set PYTHON=...)")'
@@ -38,12 +42,13 @@ execute: $(STAMP)
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
 
-# Three runs in a row; the second with one CPU thread, since outputs must not depend on the thread count.
+# Three runs in a row; the second on one worker with every CPU thread, since outputs must not
+# depend on the thread count.
 determinism: $(STAMP)
 	for run in 1 2 3; do \
-	  threads=$$( [ $$run = 2 ] && echo 1 || nproc ); \
-	  echo "== notebook suite, run $$run of 3 (OMP_NUM_THREADS=$$threads)"; \
-	  OMP_NUM_THREADS=$$threads $(PY) -m pytest -n $(WORKERS) --dist loadscope -q notebooks || exit 1; \
+	  if [ $$run = 2 ]; then threads=$$(nproc); workers=1; else threads=1; workers=$(WORKERS); fi; \
+	  echo "== notebook suite, run $$run of 3 (OMP_NUM_THREADS=$$threads, $$workers worker(s))"; \
+	  OMP_NUM_THREADS=$$threads $(PY) -m pytest -n $$workers --dist loadscope -q notebooks || exit 1; \
 	done
 
 clean:
