@@ -9,7 +9,7 @@ WORKERS ?= auto
 # One CPU thread per notebook kernel: the workers already use every core, and two kernels of
 # several threads each on a small machine stall each other's matrix multiplies for seconds.
 # (Outputs must not depend on the thread count: `make determinism` runs once with all of them.)
-export OMP_NUM_THREADS ?= 1
+TEST_THREADS ?= 1
 
 .PHONY: help venv test book execute lab determinism clean
 
@@ -30,7 +30,7 @@ $(STAMP): requirements.txt pyproject.toml
 venv: $(STAMP)
 
 test: $(STAMP)
-	$(PY) -m pytest -n $(WORKERS) --dist loadscope
+	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) --dist loadscope
 
 book: $(STAMP)
 	$(PY) book/build.py
@@ -46,7 +46,7 @@ lab: $(STAMP)
 # depend on the thread count.
 determinism: $(STAMP)
 	for run in 1 2 3; do \
-	  if [ $$run = 2 ]; then threads=$$(nproc); workers=1; else threads=1; workers=$(WORKERS); fi; \
+	  if [ $$run = 2 ]; then threads=$$(nproc); workers=1; else threads=$(TEST_THREADS); workers=$(WORKERS); fi; \
 	  echo "== notebook suite, run $$run of 3 (OMP_NUM_THREADS=$$threads, $$workers worker(s))"; \
 	  OMP_NUM_THREADS=$$threads $(PY) -m pytest -n $$workers --dist loadscope -q notebooks || exit 1; \
 	done
