@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._random import _distinct, _int
 
 # --------------------------------------------------------------------------------------------
 # small helpers for the cases
@@ -26,18 +27,6 @@ def _coded(*shape: int, dtype=I64) -> torch.Tensor:
     weights = [10 ** (len(shape) - 1 - k) for k in range(len(shape))]
     grids = torch.meshgrid(*[torch.arange(s) for s in shape], indexing="ij")
     return sum(w * g for w, g in zip(weights, grids)).to(dtype)
-
-
-def _int(g: torch.Generator, lo: int, hi: int) -> int:
-    """A random integer in ``[lo, hi]`` (both included)."""
-    return int(torch.randint(lo, hi + 1, (1,), generator=g))
-
-
-def _distinct(g: torch.Generator, lo: int, hi: int) -> tuple[int, int]:
-    """Two different random integers in ``[lo, hi]``."""
-    a = _int(g, lo, hi)
-    b = _int(g, lo, hi - 1)
-    return a, (b + 1 if b >= a else b)
 
 
 def _randint(g: torch.Generator, *shape: int, high: int = 100) -> torch.Tensor:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._random import _distinct, _int
 
 I64 = torch.int64
 ATOL = 1e-5  # float32 answers computed another way (e.g. logsumexp) differ in the last bits
@@ -19,18 +20,6 @@ PAD = -100
 
 # --------------------------------------------------------------------------------------------
 # small helpers for the cases
-
-def _int(g: torch.Generator, lo: int, hi: int) -> int:
-    """A random integer in ``[lo, hi]`` (both included)."""
-    return int(torch.randint(lo, hi + 1, (1,), generator=g))
-
-
-def _distinct(g: torch.Generator, lo: int, hi: int) -> tuple[int, int]:
-    """Two different random integers in ``[lo, hi]``."""
-    a = _int(g, lo, hi)
-    b = _int(g, lo, hi - 1)
-    return a, (b + 1 if b >= a else b)
-
 
 def _logits(g: torch.Generator, *shape: int) -> torch.Tensor:
     """Floats with one decimal in [-4.9, 4.9]."""
