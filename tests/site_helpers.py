@@ -1,0 +1,290 @@
+"""Helpers of ``tests/test_site.py``: build the site, serve it, find Chromium, check links.
+
+Nothing here needs a browser; the browser part lives in ``test_site.py``.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import http.server
+import json
+import os
+import posixpath
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+EDITIONS = ("en", "zh")
+HTML_LANG = {"en": "en", "zh": "zh-CN"}
+
+# Debian's Chromium; GATHERBOOK_CHROMIUM points elsewhere (or at a missing file, to test the skip).
+CHROMIUM_ENV = "GATHERBOOK_CHROMIUM"
+CHROMIUM_DEFAULT = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+                 # no host name resolves: a request for a CDN fails here instead of leaving
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+
+# What the build needs when git cannot list the working tree.
+_NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "_build", "_generated", "__pycache__",
+                                      ".ipynb_checkpoints", ".pytest_cache", "*.egg-info")
+
+
+# ---------------------------------------------------------------------------------------------
+# Chromium
+# ---------------------------------------------------------------------------------------------
+def chromium_path() -> str:
+    """The Chromium executable the tests launch: ``$GATHERBOOK_CHROMIUM``, else ``chromium`` on PATH."""
+    if os.environ.get(CHROMIUM_ENV):
+        return os.environ[CHROMIUM_ENV]
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return CHROMIUM_DEFAULT
+
+
+def browser_unavailable_reason() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    path = chromium_path()
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return (f"no Chromium at {path} (install Debian's chromium, or set {CHROMIUM_ENV} "
+                "to a Chromium executable)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        return f"the playwright package cannot be imported ({exc}); pip install -r requirements.txt"
+    return None
+
+
+def on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1")
+
+
+# ---------------------------------------------------------------------------------------------
+# Build, once per test session
+# ---------------------------------------------------------------------------------------------
+def copy_sources(dest: Path) -> None:
+    """Copy the working tree (tracked and untracked files that git does not ignore) to ``dest``."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            check=True, capture_output=True).stdout.decode("utf8").split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        shutil.copytree(ROOT, dest, ignore=_NOT_SOURCES, dirs_exist_ok=True)
+        return
+    for rel in filter(None, listed):
+        src = ROOT / rel
+        if src.is_file():  # a tracked file deleted in the working tree is listed too
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, target)
+
+
+def build_site_once(shared: Path) -> dict:
+    """Build the site with ``book/build.py`` (strict) into ``shared/site``, once per session.
+
+    ``shared`` is the same folder for every pytest-xdist worker of the session; a lock makes
+    the first worker build and the others wait and reuse it. Each build appends a line to
+    ``shared/builds.jsonl``, so a test can check that there was exactly one.
+
+    The build runs in a fresh copy of the working tree: a fresh Sphinx environment reports every
+    warning (an incremental build re-reports only the pages it re-reads), and the test never
+    touches ``_build/`` or ``book/_generated/`` of the checkout while ``make book`` may be using them.
+    """
+    shared.mkdir(parents=True, exist_ok=True)
+    done = shared / "build.json"
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if done.is_file():
+                return json.loads(done.read_text(encoding="utf8"))
+            src, site = shared / "src", shared / "site"
+            start = time.perf_counter()
+            copy_sources(src)
+            result = subprocess.run([sys.executable, str(src / "book" / "build.py"), "--out", str(site)],
+                                    cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            log = result.stdout.decode("utf8", "replace")
+            info = {"site": str(site), "returncode": result.returncode, "log": log,
+                    "seconds": round(time.perf_counter() - start, 2),
+                    "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "pid": os.getpid()}
+            with open(shared / "builds.jsonl", "a", encoding="utf8") as builds:
+                builds.write(json.dumps({k: info[k] for k in ("worker", "pid", "seconds")}) + "\n")
+            done.write_text(json.dumps(info), encoding="utf8")
+            return info
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------------------------------------
+# The built site
+# ---------------------------------------------------------------------------------------------
+def site_pages(site: Path) -> list[str]:
+    """Every HTML page of the site (POSIX paths relative to it): ``index.html`` and both editions.
+
+    Files under a ``_static`` folder are theme template fragments, not pages.
+    """
+    pages = ["index.html"]
+    for edition in EDITIONS:
+        pages += sorted(p.relative_to(site).as_posix() for p in (site / edition).rglob("*.html")
+                        if "_static" not in p.relative_to(site).parts)
+    return pages
+
+
+def other_edition(path: str) -> str:
+    """``en/notebooks/en/x.html`` -> ``zh/notebooks/zh/x.html`` (and back)."""
+    swap = {"en": "zh", "zh": "en"}
+    return "/".join(swap.get(part, part) for part in path.split("/"))
+
+
+def edition_of(path: str) -> str | None:
+    first = path.split("/", 1)[0]
+    return first if first in EDITIONS else None
+
+
+def is_chapter(path: str) -> bool:
+    return "/notebooks/" in f"/{path}"
+
+
+class PageParser(HTMLParser):
+    """The references (``a``/``img``/``script``/``link``/``source``), ids, switch links and
+    meta refresh of one HTML page."""
+
+    REF_ATTRS = {"a": "href", "img": "src", "script": "src", "link": "href", "source": "src",
+                 "iframe": "src", "video": "src", "audio": "src"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.refs: list[tuple[str, str, str]] = []  # (tag, rel, url)
+        self.ids: set[str] = set()
+        self.switches: list[str] = []
+        self.refresh: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if a.get(key):
+                self.ids.add(a[key])
+        attr = self.REF_ATTRS.get(tag)
+        if attr and a.get(attr) is not None:
+            self.refs.append((tag, (a.get("rel") or "").lower(), a[attr]))
+            if tag == "a" and "gatherbook-language-switch" in (a.get("class") or "").split():
+                self.switches.append(a[attr])
+        if tag == "img" and a.get("srcset"):
+            for part in a["srcset"].split(","):
+                if part.strip():
+                    self.refs.append(("img", "", part.split()[0]))
+        if tag == "meta" and (a.get("http-equiv") or "").lower() == "refresh":
+            content = a.get("content") or ""
+            if "url=" in content.lower():
+                self.refresh = content[content.lower().index("url=") + 4:].strip().strip("'\"")
+
+
+@functools.lru_cache(maxsize=None)
+def parse_page(file: Path) -> PageParser:
+    parser = PageParser()
+    parser.feed(file.read_text(encoding="utf8", errors="replace"))
+    parser.close()
+    return parser
+
+
+def resolve(page: str, url: str) -> tuple[str, str] | None:
+    """Site path and fragment that ``url`` on ``page`` points to (None: outside the site or not a file)."""
+    parts = urlsplit(url)
+    if parts.scheme or parts.netloc:
+        return None
+    if not parts.path:
+        return page, parts.fragment
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path)))
+    if joined.startswith("../") or joined == "..":
+        return "", parts.fragment  # escapes the site root
+    if parts.path.endswith("/"):
+        joined += "/index.html"
+    return joined, parts.fragment
+
+
+def is_external(url: str) -> bool:
+    return bool(urlsplit(url).scheme in ("http", "https") or url.startswith("//"))
+
+
+def link_problems(site: Path, pages: list[str]) -> list[str]:
+    """Internal references that do not resolve to a file of the site (or to an id on the page)."""
+    problems = []
+    for page in pages:
+        parsed = parse_page(site / page)
+        for tag, rel, url in parsed.refs:
+            scheme = urlsplit(url).scheme
+            if scheme in ("mailto", "javascript", "data", "tel") or is_external(url):
+                continue
+            if url.strip() in ("", "#"):
+                continue
+            target = resolve(page, url)
+            if target is None:
+                problems.append(f"{page}: <{tag}> {url!r} has an unknown scheme")
+                continue
+            path, fragment = target
+            file = site / path if path else None
+            if file is None or not file.is_file():
+                problems.append(f"{page}: <{tag}> {url!r} -> {path or '(outside the site)'} does not exist")
+                continue
+            if fragment and path.endswith(".html") and unquote(fragment) not in parse_page(file).ids:
+                problems.append(f"{page}: <{tag}> {url!r} -> no id {fragment!r} on {path}")
+    return problems
+
+
+def external_loads(site: Path, pages: list[str]) -> list[str]:
+    """References that a browser loads by itself (not links a reader clicks) and that leave the site."""
+    found = []
+    for page in pages:
+        for tag, rel, url in parse_page(site / page).refs:
+            loads = tag != "a" and not (tag == "link" and rel in ("canonical", "alternate", "author",
+                                                                    "license", "next", "prev"))
+            if loads and is_external(url):
+                found.append(f"{page}: <{tag} rel={rel!r}> {url}")
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# A local web server
+# ---------------------------------------------------------------------------------------------
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".ipynb": "application/x-ipynb+json", ".svg": "image/svg+xml",
+                      ".js": "text/javascript", ".woff": "font/woff", ".woff2": "font/woff2"}
+
+    def end_headers(self):
+        # let the browser keep the theme's scripts between pages, as any real web server would
+        self.send_header("Cache-Control", "max-age=600")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+@contextlib.contextmanager
+def serve(directory: Path):
+    """Serve ``directory`` on a free port of 127.0.0.1; yields the base URL (ending in ``/``)."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def site_path(base: str, url: str) -> str:
+    """``http://127.0.0.1:port/en/x.html?q=1#y`` -> ``en/x.html``."""
+    return PurePosixPath(urlsplit(url).path).as_posix().lstrip("/") if url.startswith(base) else url
