@@ -60,3 +60,13 @@ def test_both_editions_have_same_toc_shape():
     zh = yaml.safe_load((ROOT / TOC_FILES["zh"]).read_text(encoding="utf8"))
     assert [len(p["chapters"]) for p in en["parts"]] == [len(p["chapters"]) for p in zh["parts"]]
     assert [p.get("numbered", False) for p in en["parts"]] == [p.get("numbered", False) for p in zh["parts"]]
+
+
+def test_chinese_line_breaks_join_without_stray_spaces():
+    from gatherbook_site import join_cjk_text
+    assert join_cjk_text("元素。\n本章") == "元素。本章"
+    assert join_cjk_text("每一列，\n而你要") == "每一列，而你要"
+    assert join_cjk_text("一个\n元素") == "一个元素"
+    assert join_cjk_text("形状为\n(3, 4)") == "形状为\n(3, 4)"      # Chinese then Latin: the space stays
+    assert join_cjk_text("the\nrow") == "the\nrow"                  # English is untouched
+    assert join_cjk_text("返回 2 行。\n`x` 的") == "返回 2 行。`x` 的"

@@ -7,16 +7,20 @@ side as ``<site>/en/...`` and ``<site>/zh/...``. This extension gives every page
 - a link to the same page in the other language (``language-switch.html`` renders it);
 - the exercise notebooks without solutions, generated before the sources are read so that
   the chapter's ``{download}`` role finds them (``exercise_download.py``);
+- in the Chinese edition, no stray space where a source line breaks inside a Chinese sentence
+  (``join_cjk_lines``);
 - an ``index.html`` that redirects to the landing page as a complete page (language, title,
   icon), instead of sphinx-external-toc's one-line redirect.
 """
 from __future__ import annotations
 
 import html
+import re
 import sys
 from pathlib import Path
 
 import yaml
+from docutils import nodes
 
 sys.path.insert(0, str(Path(__file__).parent))
 import exercise_download  # noqa: E402
@@ -137,10 +141,47 @@ def write_index_redirect(app, exception) -> None:
         title=html.escape(app.config.project), icon=icon), encoding="utf8")
 
 
+# Chinese characters and full-width punctuation (CJK symbols, ideographs, full-width forms).
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_PUNCT = "\u3000-\u303f\uff00-\uffef"
+# A line break inside a paragraph becomes a space in HTML. Between two Chinese characters, or next
+# to full-width punctuation, that space is wrong; between Chinese and Latin it is the space the
+# style wants, so it stays.
+_CJK_BREAK = re.compile(rf"(?<=[{_CJK}])[ \t]*\n[ \t]*(?=[{_CJK}])"
+                        rf"|(?<=[{_PUNCT}])[ \t]*\n[ \t]*|[ \t]*\n[ \t]*(?=[{_PUNCT}])")
+_VERBATIM = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.raw)
+
+
+def join_cjk_text(text: str) -> str:
+    """Remove the line breaks that would show as stray spaces inside Chinese text."""
+    return _CJK_BREAK.sub("", text)
+
+
+def join_cjk_lines(app, doctree) -> None:
+    """In the Chinese edition, drop soft line breaks inside Chinese sentences (not in code or math)."""
+    if app.config.gatherbook_this_language != "zh":
+        return
+    for node in list(doctree.findall(nodes.Text)):
+        parent = node.parent
+        if parent is None or "\n" not in node or any(
+                isinstance(a, _VERBATIM) for a in _ancestors(parent)):
+            continue
+        joined = join_cjk_text(str(node))
+        if joined != str(node):
+            parent.replace(node, nodes.Text(joined))
+
+
+def _ancestors(node):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
 def setup(app):
     app.add_config_value("gatherbook_this_language", "en", "html")
     app.add_config_value("gatherbook_languages", {"en": "English", "zh": "中文"}, "html")
     app.connect("builder-inited", on_builder_inited)
     app.connect("html-page-context", on_page_context)
+    app.connect("doctree-read", join_cjk_lines)
     app.connect("build-finished", write_index_redirect, priority=400)  # etoc's runs at 500
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
