@@ -62,7 +62,9 @@ def build(lang: str, out: Path, strict: bool) -> None:
     config = edition_config(lang, ROOT / "_build" / "config")
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT),
            "--config", str(config), "--toc", str(ROOT / EDITIONS[lang]["toc"]),
-           "--path-output", str(workdir), "--builder", "html"]
+           "--path-output", str(workdir), "--builder", "html",
+           # every page, every time: Sphinx's cache does not notice changes to book/_ext
+           "--all"]
     if strict:
         cmd += ["-W", "--keep-going", "-n"]
     print(f"== building the {lang} edition", flush=True)

@@ -70,3 +70,22 @@ def test_chinese_line_breaks_join_without_stray_spaces():
     assert join_cjk_text("形状为\n(3, 4)") == "形状为\n(3, 4)"      # Chinese then Latin: the space stays
     assert join_cjk_text("the\nrow") == "the\nrow"                  # English is untouched
     assert join_cjk_text("返回 2 行。\n`x` 的") == "返回 2 行。`x` 的"
+
+
+def test_chinese_soft_breaks_between_text_nodes_are_joined():
+    """MyST gives a soft line break a text node of its own: the join must look across nodes."""
+    from types import SimpleNamespace
+
+    from docutils import nodes
+    from docutils.core import publish_doctree
+    from gatherbook_site import join_cjk_lines
+    from myst_parser.parsers.docutils_ import Parser
+
+    source = "长度 6\n超过了。\n元素。\n本章从一维讲到\n三维，形状为\n(3, 4)，用\n`x` 表示\n\n```\n代码\n里面\n```"
+    for lang, expected in [("zh", "长度 6\n超过了。元素。本章从一维讲到三维，形状为\n(3, 4)，用\nx 表示"),
+                           ("en", "长度 6\n超过了。\n元素。\n本章从一维讲到\n三维，形状为\n(3, 4)，用\nx 表示")]:
+        doctree = publish_doctree(source, parser=Parser())
+        join_cjk_lines(SimpleNamespace(config=SimpleNamespace(gatherbook_this_language=lang)), doctree)
+        paragraph, code = list(doctree.findall(nodes.paragraph))[0], list(doctree.findall(nodes.literal_block))[0]
+        assert paragraph.astext() == expected, lang
+        assert code.astext().strip() == "代码\n里面"  # code is never touched

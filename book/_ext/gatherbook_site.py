@@ -158,17 +158,27 @@ def join_cjk_text(text: str) -> str:
 
 
 def join_cjk_lines(app, doctree) -> None:
-    """In the Chinese edition, drop soft line breaks inside Chinese sentences (not in code or math)."""
+    """In the Chinese edition, drop soft line breaks inside Chinese sentences (not in code or math).
+
+    MyST makes a soft line break a text node of its own (``"\\n"``), so each text node is judged
+    with the characters around it: the end of the text before it and the start of the text after.
+    """
     if app.config.gatherbook_this_language != "zh":
         return
-    for node in list(doctree.findall(nodes.Text)):
-        parent = node.parent
-        if parent is None or "\n" not in node or any(
-                isinstance(a, _VERBATIM) for a in _ancestors(parent)):
+    texts = [t for t in doctree.findall(nodes.Text)
+             if not any(isinstance(a, _VERBATIM) for a in _ancestors(t.parent))]
+    for i, node in enumerate(texts):
+        if "\n" not in node or node.parent is None:
             continue
-        joined = join_cjk_text(str(node))
+        before = str(texts[i - 1])[-1:] if i > 0 else ""
+        after = str(texts[i + 1])[:1] if i + 1 < len(texts) else ""
+        joined = join_cjk_text(before + str(node) + after)
+        joined = joined[len(before):len(joined) - len(after)]
         if joined != str(node):
-            parent.replace(node, nodes.Text(joined))
+            # by identity: Node.replace() finds the child with ==, and every "\n" node is == "\n"
+            parent = node.parent
+            position = next(k for k, child in enumerate(parent.children) if child is node)
+            parent[position] = nodes.Text(joined)
 
 
 def _ancestors(node):
