@@ -435,6 +435,21 @@ def test_every_page_has_its_counterpart_in_the_other_edition(site):
     assert not problems, "\n".join(problems)
 
 
+def test_chinese_pages_have_no_stray_spaces_from_line_breaks(site):
+    """A line break inside a Chinese sentence shows as a space; the build must have joined them."""
+    cjk, punct = "\u4e00-\u9fff\u3000-\u303f\uff00-\uffef", "\u3000-\u303f\uff00-\uffef"
+    stray = re.compile(rf"[{cjk}][ \t]*\n[ \t]*[{cjk}]|[{punct}][ \t]*\n[ \t]*\S|\S[ \t]*\n[ \t]*[{punct}]")
+    problems = []
+    for page in site["pages"]:
+        if sh.edition_of(page) != "zh":
+            continue
+        html = (site["path"] / page).read_text(encoding="utf8")
+        for paragraph in re.findall(r"<(?:p|li|td|th)\b[^>]*>(.*?)</(?:p|li|td|th)>", html, flags=re.S):
+            text = re.sub(r"<[^>]+>", "", re.sub(r"<(pre|script)\b.*?</\1>", "", paragraph, flags=re.S)).strip()
+            problems += [f"{page}: {m.group()!r}" for m in stray.finditer(text)]
+    assert not problems, "\n".join(problems[:20])
+
+
 def test_landing_page_links_both_editions(site):
     parsed = sh.parse_page(site["path"] / "index.html")
     targets = {sh.resolve("index.html", url)[0] for tag, _, url in parsed.refs if tag == "a"}
