@@ -53,7 +53,7 @@ def test_chinese_download_sets_the_feedback_language():
     out = exercises_only(chapter(), "zh")
     text = "\n".join(c.source for c in out.cells)
     assert 'os.environ.setdefault("GATHERBOOK_LANG", "zh")' in text
-    assert "### 练习: Pick one element per row" in text
+    assert "### 练习：Pick one element per row" in text
 
 
 def test_unbalanced_solution_directives_are_clear_errors():

@@ -32,7 +32,8 @@ _TITLE = {
           "The solutions are in the chapter on the website.",
     "zh": "# 练习：{title}\n\n补全每个函数，然后运行它下面的 `check` 单元格。解答在网站上的对应章节里。",
 }
-_EXERCISE_WORD = {"en": "Exercise", "zh": "练习"}
+_EXERCISE_HEADING = {"en": "### Exercise: {title}", "zh": "### 练习：{title}"}
+_EXERCISE_WORD = {"en": "### Exercise", "zh": "### 练习"}
 
 
 def _directive(cell) -> str | None:
@@ -55,7 +56,7 @@ def _plain_exercise_markdown(source: str, lang: str) -> str:
         if m and m.group("name") == "exercise":
             fences.append(m.group("fence"))
             title = m.group("arg").strip()
-            out.append(f"### {_EXERCISE_WORD[lang]}: {title}" if title else f"### {_EXERCISE_WORD[lang]}")
+            out.append(_EXERCISE_HEADING[lang].format(title=title) if title else _EXERCISE_WORD[lang])
             continue
         if fences and stripped == fences[-1]:
             fences.pop()
