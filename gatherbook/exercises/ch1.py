@@ -79,7 +79,7 @@ PICK_PER_ROW = Exercise(
             lambda x, idx: x.gather(1, idx.unsqueeze(1)),
             "gather's output has the index's shape, so an index of shape (B, 1) gives (B, 1): "
             "`.squeeze(1)` the result to get (B,).",
-            "gather 的输出形状与 index 相同：index 的形状是 (B, 1)，输出就是 (B, 1)。"
+            "gather 的输出形状与索引相同：索引的形状是 (B, 1)，输出就是 (B, 1)。"
             "对结果调用 `.squeeze(1)` 得到 (B,)。",
         ),
         Mistake(
@@ -103,7 +103,7 @@ PICK_PER_ROW = Exercise(
             lambda x, idx: x.gather(1, idx),
             "gather needs an index with as many dimensions as x: `idx.unsqueeze(1)` has shape (B, 1); "
             "then `.squeeze(1)` the (B, 1) result.",
-            "gather 要求 index 的维数与 x 相同：`idx.unsqueeze(1)` 的形状是 (B, 1)；"
+            "gather 要求索引的维数与 x 相同：`idx.unsqueeze(1)` 的形状是 (B, 1)；"
             "再对 (B, 1) 的结果调用 `.squeeze(1)`。",
         ),
     ],
@@ -153,7 +153,7 @@ PICK_PER_COLUMN = Exercise(
             "forgot_squeeze",
             lambda x, idx: x.gather(0, idx.unsqueeze(0)),
             "an index of shape (1, M) gives a result of shape (1, M): `.squeeze(0)` it to get (M,).",
-            "形状为 (1, M) 的 index 给出形状为 (1, M) 的结果：对它调用 `.squeeze(0)` 得到 (M,)。",
+            "形状为 (1, M) 的索引给出形状为 (1, M) 的结果：对它调用 `.squeeze(0)` 得到 (M,)。",
         ),
         Mistake(
             "unsqueeze_wrong_axis",
@@ -231,7 +231,7 @@ PICK_K_PER_ROW = Exercise(
             lambda x, idx: x.T.gather(0, idx.T),
             "your result is (K, B), the transpose of the expected (B, K): gather's output has the "
             "index's shape, so gather from x itself with idx of shape (B, K).",
-            "你的结果是 (K, B)，正好是期望形状 (B, K) 的转置：gather 的输出形状就是 index 的形状，"
+            "你的结果是 (K, B)，正好是期望形状 (B, K) 的转置：gather 的输出形状就是索引的形状，"
             "所以直接对 x 用形状为 (B, K) 的 idx 做 gather。",
         ),
         Mistake(
@@ -292,15 +292,15 @@ SELECT_ROWS = Exercise(
             lambda x, idx: x.gather(1, idx.unsqueeze(-1)),
             "an index of shape (B, K, 1) gives a result of shape (B, K, 1): only feature 0 of each "
             "row. Expand the index over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
-            "形状为 (B, K, 1) 的 index 给出形状为 (B, K, 1) 的结果：每行只取到第 0 个特征。"
-            "先把 index 沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。",
+            "形状为 (B, K, 1) 的索引给出形状为 (B, K, 1) 的结果：每行只取到第 0 个特征。"
+            "先把索引沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。",
         ),
         Mistake(
             "expand_wrong_axis",
             lambda x, idx: x.gather(1, idx.unsqueeze(1).expand(-1, x.shape[2], -1)),
             "the index was expanded to (B, D, K), so the result is (B, D, K), read along the wrong "
             "axes; put the new axis last: `idx.unsqueeze(-1).expand(-1, -1, D)` has shape (B, K, D).",
-            "index 被扩展成了 (B, D, K)，结果也就成了 (B, D, K)，沿错误的轴读取；新轴应放在最后："
+            "索引被扩展成了 (B, D, K)，结果也就成了 (B, D, K)，沿错误的轴读取；新轴应放在最后："
             "`idx.unsqueeze(-1).expand(-1, -1, D)` 的形状是 (B, K, D)。",
         ),
         Mistake(
@@ -318,7 +318,7 @@ SELECT_ROWS = Exercise(
             lambda x, idx: x.gather(2, idx.unsqueeze(-1).expand(-1, -1, x.shape[2])),
             "with dim=2 the index picks features: out[b][k][d] = x[b][k][idx[b][k]]. "
             "idx names rows (the N axis), so gather along dim=1.",
-            "dim=2 时 index 选的是特征：out[b][k][d] = x[b][k][idx[b][k]]。"
+            "dim=2 时索引选的是特征：out[b][k][d] = x[b][k][idx[b][k]]。"
             "idx 表示的是行号（N 那一维），应沿 dim=1 做 gather。",
         ),
     ],
@@ -456,7 +456,7 @@ UNSHUFFLE = Exercise(
             lambda shuffled, perm: perm.argsort(dim=1),
             "you returned the inverse permutation itself (int64 indices); use it as the index: "
             "`shuffled.gather(1, perm.argsort(dim=1))`.",
-            "你返回的是逆置换本身（int64 索引）；应把它当作 index 使用："
+            "你返回的是逆置换本身（int64 索引）；应把它当作索引使用："
             "`shuffled.gather(1, perm.argsort(dim=1))`。",
         ),
         Mistake(

@@ -4,7 +4,11 @@ Token log-probs with and without the next-token shift, the masked sequence log-l
 completion-only scoring, the PPO/GRPO importance ratio, and a chunked computation that never
 builds the full log-softmax. Cases use logits with one decimal (easy to read in feedback),
 shapes whose batch size differs from their length (so an answer along the wrong dim cannot pass
-by accident), padding of at least two positions, and a batch of one.
+by accident), padding of at least two positions, and a batch of one. Exercises that sum over the
+positions start with a batch of several rows, so that a sum over the whole batch fails on case 1
+with a shape that no squeeze explains; the batch of one comes second. One token case has a logit
+of -200, whose probability underflows to 0 in float32: ``softmax(-1).log()`` gives -inf there,
+``log_softmax(-1)`` the finite -200 minus the row's logsumexp.
 """
 from __future__ import annotations
 
@@ -38,6 +42,13 @@ def _t(values) -> torch.Tensor:
     return torch.tensor(values, dtype=I64)
 
 
+def _with(logits: torch.Tensor, where: tuple[int, ...], value: float) -> torch.Tensor:
+    """``logits`` with one entry replaced (e.g. a logit so negative that its softmax underflows)."""
+    logits = logits.clone()
+    logits[where] = value
+    return logits
+
+
 def _logp(logits: torch.Tensor) -> torch.Tensor:
     return logits.log_softmax(-1)
 
@@ -66,14 +77,15 @@ def _token_random(g: torch.Generator):
 TOKEN_LOGPROBS = Exercise(
     name="ch2.token_logprobs",
     title_en="Log-probability of each given token",
-    title_zh="每个给定 token 的对数概率",
+    title_zh="每个给定词元的对数概率",
     args=("logits", "ids"),
     reference=token_logprobs,
     edge_cases=[
         (_fixed_logits(1, 4, 6, 1), _t([[2, 0, 5, 3]])),                       # B == 1
         (_fixed_logits(2, 3, 5, 2), _t([[4, 4, 0], [1, 2, 3]])),
         (_fixed_logits(3, 2, 1, 3), _t([[0, 0], [0, 0], [0, 0]])),              # V == 1: log-prob 0
-        (_fixed_logits(2, 5, 4, 4), _t([[3, 2, 1, 0, 3], [0, 0, 1, 1, 2]])),
+        (_with(_fixed_logits(2, 5, 4, 4), (0, 1, 2), -200.0),                  # softmax underflows to 0
+         _t([[3, 2, 1, 0, 3], [0, 0, 1, 1, 2]])),                              # ... and ids[0][1] reads it
     ],
     random_case=_token_random,
     seed=201,
@@ -91,9 +103,19 @@ TOKEN_LOGPROBS = Exercise(
             "probabilities",
             lambda logits, ids: logits.softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),
             "these are probabilities (`softmax`), not log-probabilities: use `log_softmax(-1)` "
-            "(not `softmax(-1).log()`, which loses precision for small probabilities).",
+            "(not `softmax(-1).log()`, which gives -inf where a probability underflows to 0).",
             "这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`"
-            "（不要用 `softmax(-1).log()`，它对很小的概率会损失精度）。",
+            "（不要用 `softmax(-1).log()`，概率下溢为 0 时它会得到 -inf）。",
+        ),
+        Mistake(
+            "softmax_then_log",
+            lambda logits, ids: logits.softmax(-1).log().gather(-1, ids.unsqueeze(-1)).squeeze(-1),
+            "`softmax(-1).log()` is right on paper, but in float32 a probability below about 1e-45 "
+            "underflows to 0 and its log is -inf (here, for the very negative logit). `log_softmax(-1)` "
+            "computes the log-probability directly and stays finite.",
+            "`softmax(-1).log()` 在数学上没错，但在 float32 中，小于约 1e-45 的概率会下溢为 0，"
+            "取对数后就是 -inf（这里就是那个非常负的 logit）。`log_softmax(-1)` 直接计算对数概率，"
+            "结果保持有限。",
         ),
         Mistake(
             "softmax_wrong_dim",
@@ -106,7 +128,25 @@ TOKEN_LOGPROBS = Exercise(
             "forgot_squeeze",
             lambda logits, ids: logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)),
             "gather's output has the index's shape (B, L, 1): `.squeeze(-1)` it to get (B, L).",
-            "gather 的输出形状与 index 相同，是 (B, L, 1)：调用 `.squeeze(-1)` 得到 (B, L)。",
+            "gather 的输出形状与索引相同，是 (B, L, 1)：调用 `.squeeze(-1)` 得到 (B, L)。",
+        ),
+        Mistake(
+            "no_unsqueeze",
+            lambda logits, ids: logits.log_softmax(-1).gather(-1, ids),
+            "gather needs an index with as many dims as the tensor it reads: `ids` is (B, L) and the "
+            "log-probs are (B, L, V). Add the last dim with `ids.unsqueeze(-1)`, shape (B, L, 1), then "
+            "`.squeeze(-1)` the result.",
+            "gather 要求索引的维数与被读取的张量相同：`ids` 是 (B, L)，对数概率是 (B, L, V)。"
+            "用 `ids.unsqueeze(-1)` 补上最后一维，形状为 (B, L, 1)，再对结果调用 `.squeeze(-1)`。",
+        ),
+        Mistake(
+            "gather_dim1",
+            lambda logits, ids: logits.log_softmax(-1).gather(1, ids.unsqueeze(-1)).squeeze(-1),
+            "`gather(1, ...)` reads along the positions, the L axis: each id is taken as a position (and "
+            "an id >= L is out of bounds). The ids number entries of the vocabulary, the last dim: "
+            "gather along `dim=-1`.",
+            "`gather(1, ...)` 沿位置维（L 那一维）读取：每个 id 都被当成了位置（id >= L 时就越界了）。"
+            "id 是词表中词元的编号，位于最后一维：应沿 `dim=-1` 做 gather。",
         ),
     ],
 )
@@ -135,8 +175,8 @@ def _next_random(g: torch.Generator):
 
 NEXT_TOKEN_LOGPROBS = Exercise(
     name="ch2.next_token_logprobs",
-    title_en="Next-token log-probabilities (the shift)",
-    title_zh="下一个 token 的对数概率（错位）",
+    title_en="Shift by one and score the next token",
+    title_zh="错开一位，给下一个词元打分",
     args=("logits", "ids"),
     reference=next_token_logprobs,
     edge_cases=[
@@ -154,15 +194,15 @@ NEXT_TOKEN_LOGPROBS = Exercise(
             lambda logits, ids: _pick(_logp(logits[:, :-1]), ids[:, :-1]),
             "you scored ids[:, t] with logits[:, t], i.e. the current token, not the next one. The "
             "logits at t predict the token at t + 1: pair `logits[:, :-1]` with `ids[:, 1:]`.",
-            "你用 logits[:, t] 给 ids[:, t] 打分，也就是当前 token，而不是下一个。t 处的 logits "
-            "预测 t + 1 处的 token：应把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。",
+            "你用 logits[:, t] 给 ids[:, t] 打分，也就是当前词元，而不是下一个。t 处的 logits "
+            "预测 t + 1 处的词元：应把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。",
         ),
         Mistake(
             "shift_backwards",
             lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, :-1]),
             "the shift goes the other way: the logits at t + 1 scored the token at t, which the model "
             "has already seen. Use `logits[:, :-1]` with `ids[:, 1:]`.",
-            "错位方向反了：你用 t + 1 处的 logits 给 t 处的 token 打分，而模型已经看到过那个 token。"
+            "错位方向反了：你用 t + 1 处的 logits 给 t 处的词元打分，而模型已经看到过那个词元。"
             "应使用 `logits[:, :-1]` 与 `ids[:, 1:]`。",
         ),
         Mistake(
@@ -176,8 +216,18 @@ NEXT_TOKEN_LOGPROBS = Exercise(
             lambda logits, ids: _pick(_logp(logits), ids),
             "the result has one score per position, (B, L), including the first token, which nothing "
             "predicts. Cut the logits at the end and the ids at the start: (B, L - 1).",
-            "结果每个位置一个分数，形状 (B, L)，连第一个 token 也算上了，而它没有任何预测。"
+            "结果每个位置一个分数，形状 (B, L)，连第一个词元也算上了，而它没有任何预测。"
             "把 logits 去掉最后一个位置、ids 去掉第一个位置：形状 (B, L - 1)。",
+        ),
+        Mistake(
+            "both_cut_at_start",
+            lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, 1:]),
+            "both were cut at the start: `logits[:, 1:]` with `ids[:, 1:]` scores each token with the "
+            "logits at its own position, as if there were no shift. The logits at t predict the token at "
+            "t + 1: cut the logits at the end, `logits[:, :-1]`, and the ids at the start, `ids[:, 1:]`.",
+            "logits 和 ids 都从开头截掉了一位：`logits[:, 1:]` 与 `ids[:, 1:]` 配对，等于用每个词元自己"
+            "位置上的 logits 给它打分，相当于没有错位。t 处的 logits 预测 t + 1 处的词元：logits 去掉末尾，"
+            "即 `logits[:, :-1]`，ids 去掉开头，即 `ids[:, 1:]`。",
         ),
     ],
 )
@@ -197,6 +247,13 @@ def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
     mask = targets != PAD
     logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
     return (logp * mask).sum(-1)
+
+
+def _sequence_summed_whole_batch(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    targets = labels[:, 1:]
+    mask = targets != PAD
+    logp = _pick(_logp(logits[:, :-1]), targets.clamp(min=0))
+    return logp[mask].sum()  # lp[mask] is 1D: every row's values in one line
 
 
 def _padded(g: torch.Generator, V: int, B: int, L: int) -> torch.Tensor:
@@ -225,8 +282,8 @@ SEQUENCE_LOGPROB = Exercise(
     args=("logits", "labels"),
     reference=sequence_logprob,
     edge_cases=[
+        (_fixed_logits(2, 5, 4, 22), _t([[1, 3, PAD, PAD, PAD], [0, 2, 2, 1, 3]])),     # B > 1 first
         (_fixed_logits(1, 4, 5, 21), _t([[2, 0, 4, 3]])),                               # B == 1, no padding
-        (_fixed_logits(2, 5, 4, 22), _t([[1, 3, PAD, PAD, PAD], [0, 2, 2, 1, 3]])),
         (_fixed_logits(3, 6, 6, 23), _t([[5, 1, 0, 2, PAD, PAD], [3, PAD, PAD, PAD, PAD, PAD],
                                          [0, 1, 2, 3, 4, 5]])),                        # a row with nothing to score
         (_fixed_logits(2, 3, 7, 24), _t([[6, 6, 6], [2, PAD, PAD]])),
@@ -243,7 +300,7 @@ SEQUENCE_LOGPROB = Exercise(
             "let the mask remove what the dummy id reads.",
             "gather 报错，因为填充标签 -100 被当成了索引。先把它换成一个合法的占位 id："
             "`targets.masked_fill(targets == -100, 0)`（或 `clamp(min=0)`），"
-            "再用 mask 去掉占位 id 读到的值。",
+            "再用掩码去掉占位 id 读到的值。",
         ),
         Mistake(
             "no_mask",
@@ -251,7 +308,7 @@ SEQUENCE_LOGPROB = Exercise(
             "the padding positions were counted: after replacing -100 by a dummy id, gather reads a real "
             "log-prob there. Multiply by the mask `labels[:, 1:] != -100` before the sum.",
             "填充位置被算进去了：把 -100 换成占位 id 之后，gather 在那里读到的是真实的对数概率。"
-            "求和之前先乘以 mask `labels[:, 1:] != -100`。",
+            "求和之前先乘以掩码 `labels[:, 1:] != -100`。",
         ),
         Mistake(
             "mask_not_shifted",
@@ -259,7 +316,7 @@ SEQUENCE_LOGPROB = Exercise(
                                     * (labels[:, :-1] != PAD)).sum(-1),
             "the mask is cut like the logits, `[:, :-1]`, so it is off by one: it belongs to the "
             "targets `labels[:, 1:]`. Use `labels[:, 1:] != -100`.",
-            "mask 像 logits 一样用 `[:, :-1]` 截取，因而错开了一位：它应该对应目标 `labels[:, 1:]`。"
+            "掩码像 logits 一样用 `[:, :-1]` 截取，因而错开了一位：它应该对应目标 `labels[:, 1:]`。"
             "请用 `labels[:, 1:] != -100`。",
         ),
         Mistake(
@@ -267,7 +324,7 @@ SEQUENCE_LOGPROB = Exercise(
             lambda logits, labels: (_pick(_logp(logits), labels.clamp(min=0)) * (labels != PAD)).sum(-1),
             "you scored each label with the logits at its own position; the logits at t score the "
             "token at t + 1: `logits[:, :-1]` with `labels[:, 1:]`.",
-            "你用每个标签所在位置的 logits 给它打分；t 处的 logits 给 t + 1 处的 token 打分："
+            "你用每个标签所在位置的 logits 给它打分；t 处的 logits 给 t + 1 处的词元打分："
             "`logits[:, :-1]` 与 `labels[:, 1:]` 配对。",
         ),
         Mistake(
@@ -275,7 +332,28 @@ SEQUENCE_LOGPROB = Exercise(
             lambda logits, labels: (sequence_logprob(logits, labels)
                                     / (labels[:, 1:] != PAD).sum(-1).clamp(min=1)),
             "this is the mean log-prob per token; the log-likelihood of a sequence is the sum.",
-            "这是每个 token 的平均对数概率；序列的对数似然是求和。",
+            "这是每个词元的平均对数概率；序列的对数似然是求和。",
+        ),
+        Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
+            "squeezed_batch",
+            lambda logits, labels: sequence_logprob(logits, labels).squeeze(),
+            "on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every "
+            "dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which "
+            "`.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
+            "在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 "
+            "的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状："
+            "之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
+        ),
+        Mistake(
+            "summed_whole_batch",
+            _sequence_summed_whole_batch,
+            "you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and "
+            "so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its "
+            "own log-likelihood, shape (B,): multiply by the mask and sum over the positions only, "
+            "`(logp * mask).sum(-1)`.",
+            "你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，"
+            "因为 `logp[mask]` 会把所有行展平成一维。每个序列有自己的对数似然，形状为 (B,)："
+            "乘以掩码后只沿位置求和，即 `(logp * mask).sum(-1)`。",
         ),
     ],
 )
@@ -297,6 +375,27 @@ def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torc
     mask = (t >= prompt_len[:, None]) & (t < length[:, None])
     logp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
     return (logp * mask).sum(-1)
+
+
+def _completion_masked_sum(logits: torch.Tensor, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The sum of the target log-probs (``ids[:, 1:]`` scored by ``logits[:, :-1]``) where ``mask``."""
+    return (_pick(_logp(logits[:, :-1]), ids[:, 1:]) * mask).sum(-1)
+
+
+def _completion_no_column(logits, ids, prompt_len, length):
+    t = torch.arange(1, ids.shape[1])
+    return _completion_masked_sum(logits, ids, (t >= prompt_len) & (t < length))  # (L - 1,) vs (B,)
+
+
+def _completion_prompt_off_by_one(logits, ids, prompt_len, length):
+    t = torch.arange(1, ids.shape[1])
+    return _completion_masked_sum(logits, ids, (t > prompt_len[:, None]) & (t < length[:, None]))
+
+
+def _completion_summed_whole_batch(logits, ids, prompt_len, length):
+    t = torch.arange(1, ids.shape[1])
+    mask = (t >= prompt_len[:, None]) & (t < length[:, None])
+    return _pick(_logp(logits[:, :-1]), ids[:, 1:])[mask].sum()
 
 
 def _completion_case(logits: torch.Tensor, prompt_len, length, g: torch.Generator | None = None):
@@ -326,8 +425,8 @@ COMPLETION_LOGPROB = Exercise(
     args=("logits", "ids", "prompt_len", "length"),
     reference=completion_logprob,
     edge_cases=[
+        _completion_case(_fixed_logits(2, 7, 4, 32), [3, 1], [5, 7]),           # B > 1 first
         _completion_case(_fixed_logits(1, 6, 5, 31), [2], [5]),                 # B == 1, one padding
-        _completion_case(_fixed_logits(2, 7, 4, 32), [3, 1], [5, 7]),
         _completion_case(_fixed_logits(3, 5, 6, 33), [4, 1, 2], [5, 2, 3]),      # one-token completions
         _completion_case(_fixed_logits(2, 8, 3, 34), [2, 5], [6, 8]),
     ],
@@ -343,8 +442,8 @@ COMPLETION_LOGPROB = Exercise(
             "the mask is built on the positions of the logits instead of the targets, i.e. cut like the "
             "logits: it drops the first completion token and scores the token after the completion. "
             "The targets `ids[:, 1:]` are the tokens t = 1, 2, ...: keep `prompt_len <= t < length`.",
-            "mask 建在了 logits 的位置上而不是目标的位置上，也就是像 logits 那样截取：它漏掉了第一个补全 "
-            "token，却给补全之后的那个 token 打了分。目标 `ids[:, 1:]` 是位置 t = 1, 2, ... 上的 token："
+            "掩码建在了 logits 的位置上而不是目标的位置上，也就是像 logits 那样截取：它漏掉了第一个补全"
+            "词元，却给补全之后的那个词元打了分。目标 `ids[:, 1:]` 是位置 t = 1, 2, ... 上的词元："
             "保留 `prompt_len <= t < length`。",
         ),
         Mistake(
@@ -353,7 +452,7 @@ COMPLETION_LOGPROB = Exercise(
                                        * (torch.arange(1, ids.shape[1]) < n[:, None])).sum(-1),
             "the prompt tokens were scored too. Preference and RL losses score only the completion: "
             "also require `t >= prompt_len`.",
-            "提示部分的 token 也被打分了。偏好学习和强化学习的损失只给补全部分打分："
+            "提示部分的词元也被打分了。偏好学习和强化学习的损失只给补全部分打分："
             "还要加上条件 `t >= prompt_len`。",
         ),
         Mistake(
@@ -362,7 +461,7 @@ COMPLETION_LOGPROB = Exercise(
                                        * (torch.arange(1, ids.shape[1]) >= p[:, None])).sum(-1),
             "the padding after `length` was scored (its id 0 is a valid token, so nothing fails): "
             "also require `t < length`.",
-            "`length` 之后的填充也被打分了（填充的 id 0 是合法 token，所以不会报错）："
+            "`length` 之后的填充也被打分了（填充的 id 0 是合法的词元 id，所以不会报错）："
             "还要加上条件 `t < length`。",
         ),
         Mistake(
@@ -372,8 +471,49 @@ COMPLETION_LOGPROB = Exercise(
                                           & (torch.arange(ids.shape[1]) < n[:, None]))).sum(-1),
             "each token was scored by the logits at its own position; token t is scored by "
             "`logits[:, t - 1]`: pair `logits[:, :-1]` with `ids[:, 1:]`.",
-            "每个 token 都用它自己位置上的 logits 打分；t 处的 token 应由 `logits[:, t - 1]` 打分："
+            "每个词元都用它自己位置上的 logits 打分；t 处的词元应由 `logits[:, t - 1]` 打分："
             "把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。",
+        ),
+        Mistake(
+            "no_column",
+            _completion_no_column,
+            "`t >= prompt_len` compares the positions t, shape (L - 1,), with prompt_len, shape (B,), "
+            "element by element: that works for a batch of one only, otherwise it raises a size mismatch "
+            "(or pairs the wrong entries). Make prompt_len a column, `prompt_len[:, None]` of shape (B, 1), "
+            "so that the comparison broadcasts to a (B, L - 1) mask; the same for `length[:, None]`.",
+            "`t >= prompt_len` 把形状为 (L - 1,) 的位置 t 与形状为 (B,) 的 prompt_len 逐元素比较："
+            "这只对只有一个序列的批次成立，否则会报大小不匹配的错（或者配错元素）。把 prompt_len 变成一列，"
+            "即形状为 (B, 1) 的 `prompt_len[:, None]`，比较才会广播成 (B, L - 1) 的掩码；"
+            "`length[:, None]` 也一样。",
+        ),
+        Mistake(
+            "prompt_off_by_one",
+            _completion_prompt_off_by_one,
+            "`t > prompt_len` leaves out the first completion token, which sits at position "
+            "t = prompt_len (the prompt takes positions 0 to prompt_len - 1): keep `t >= prompt_len[:, None]`.",
+            "`t > prompt_len` 漏掉了第一个补全词元，它位于位置 t = prompt_len"
+            "（提示占据位置 0 到 prompt_len - 1）：应保留 `t >= prompt_len[:, None]`。",
+        ),
+        Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
+            "squeezed_batch",
+            lambda logits, ids, p, n: completion_logprob(logits, ids, p, n).squeeze(),
+            "on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every "
+            "dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which "
+            "`.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
+            "在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 "
+            "的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状："
+            "之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
+        ),
+        Mistake(
+            "summed_whole_batch",
+            _completion_summed_whole_batch,
+            "you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and "
+            "so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its "
+            "own completion score, shape (B,): multiply by the mask and sum over the positions only, "
+            "`(logp * mask).sum(-1)`.",
+            "你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，"
+            "因为 `logp[mask]` 会把所有行展平成一维。每个序列的补全部分有自己的得分，形状为 (B,)："
+            "乘以掩码后只沿位置求和，即 `(logp * mask).sum(-1)`。",
         ),
     ],
 )
@@ -476,6 +616,14 @@ def _dropped_remainder(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     return torch.cat(pieces)
 
 
+def _normaliser_over_chunk(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    pieces = []
+    for start in range(0, logits.shape[0], 4):
+        x, y = logits[start:start + 4], ids[start:start + 4]
+        pieces.append(x.gather(-1, y.unsqueeze(-1)).squeeze(-1) - x.exp().sum().log())  # all rows at once
+    return torch.cat(pieces)
+
+
 def _chunked_random(g: torch.Generator):
     N, V = _distinct(g, 1, 13)
     return _logits(g, N, V), _ids(g, V, N)
@@ -493,8 +641,8 @@ CHUNKED_LOGPROBS = Exercise(
     args=("logits", "ids"),
     reference=chunked_logprobs,
     edge_cases=[
+        _chunked_fixed(6, 4, 52),     # 6 rows: a full chunk and a partial one (N > 1 first)
         _chunked_fixed(1, 5, 51),     # N == 1: a single, partial chunk
-        _chunked_fixed(6, 4, 52),     # 6 rows: a full chunk and a partial one
         _chunked_fixed(8, 3, 53),     # two full chunks
         _chunked_fixed(9, 7, 54),     # one row left over
     ],
@@ -530,6 +678,14 @@ CHUNKED_LOGPROBS = Exercise(
             "these are probabilities; the log-probability is `x[y] - logsumexp(x)`, with no `exp` "
             "at the end.",
             "这些是概率；对数概率是 `x[y] - logsumexp(x)`，最后不需要 `exp`。",
+        ),
+        Mistake(
+            "normaliser_over_chunk",
+            _normaliser_over_chunk,
+            "the normaliser was summed over the whole chunk, all its rows together (e.g. "
+            "`x.exp().sum().log()`); each row needs its own: `torch.logsumexp(x, dim=-1)`.",
+            "归一化项是对整个块的所有行一起求和得到的（例如 `x.exp().sum().log()`）；"
+            "每一行都需要自己的归一化项：`torch.logsumexp(x, dim=-1)`。",
         ),
     ],
 )
