@@ -11,6 +11,7 @@ figures have a white face and end a notebook cell with ``;``.
 """
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -19,16 +20,16 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+# one look for every picture of the book: the font and inks of gatherbook.draw
+from gatherbook.draw import _EDGE, _FONT, _INK, _MUTED
+from gatherbook.draw import _MARK as _RED
+
 __all__ = ["draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_peaks", "draw_errors"]
 
-_FONT = "DejaVu Sans Mono"
-_INK = "#222222"
-_MUTED = "#6b6b6b"
-_EDGE = "#4a4a4a"
 _GREY = "#e6e6e6"
 _BLUE = "#9ecae1"
 _ORANGE = "#fdae6b"
-_RED = "#d62728"
+_MAX_TITLE = 80
 
 
 def _check_text(name: str, text: object, fn: str, max_len: int) -> str:
@@ -41,13 +42,47 @@ def _check_text(name: str, text: object, fn: str, max_len: int) -> str:
     return text
 
 
+def _check_title(title: object, fn: str) -> None:
+    if title is not None:
+        _check_text("title", title, fn, _MAX_TITLE)
+
+
+def _check_strs(name: str, value: object, fn: str, what: str) -> list[str]:
+    """A list or tuple of str (a bare str is refused: it would be read character by character)."""
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise TypeError(f"{fn}: {name} must be a list of str ({what}); got {type(value).__name__} {value!r}.")
+    for i, v in enumerate(value):
+        if not isinstance(v, str):
+            raise TypeError(f"{fn}: {name}[{i}] must be a str ({what}); got {type(v).__name__} {v!r}.")
+    return list(value)
+
+
+def _is_real(v: object) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _check_reals(name: str, values: object, fn: str) -> list[float]:
+    """A sequence of real numbers (list, tuple, 1-d tensor or array) as a list of floats."""
+    if isinstance(values, (torch.Tensor, np.ndarray)):
+        if values.ndim != 1 or values.dtype == bool or values.dtype == torch.bool:
+            raise TypeError(f"{fn}: {name} must be a 1-d sequence of numbers; got a {values.ndim}-d "
+                            f"{type(values).__name__} of dtype {values.dtype}.")
+        values = values.tolist()
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise TypeError(f"{fn}: {name} must be a sequence of numbers (e.g. a list of floats); "
+                        f"got {type(values).__name__} {values!r}.")
+    for i, v in enumerate(values):
+        if not _is_real(v):
+            raise TypeError(f"{fn}: {name}[{i}] must be a number; got {type(v).__name__} {v!r}.")
+    return [float(v) for v in values]
+
+
 def _show(c: str) -> str:
     return "_" if c == " " else c
 
 
 def _figure(width: float, height: float) -> Figure:
-    fig = plt.figure(figsize=(width, height), facecolor="white")
-    return fig
+    return plt.figure(figsize=(width, height), facecolor="white")
 
 
 def _box(ax, x: float, y: float, text: str, face, *, edge=_EDGE, color=_INK, size=11, lw=0.8, ls="-"):
@@ -65,6 +100,7 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     a target (it is cut by ``ids[:, 1:]``).
     """
     text = _check_text("text", text, "draw_shift", 24)
+    _check_title(title, "draw_shift")
     n = len(text)
     fig = _figure(0.5 * n + 2.6, 2.9)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -107,10 +143,15 @@ def draw_char_logprobs(
 
     ``rows`` maps a label to ``(text, logp)``, ``logp`` of shape ``(len(text) - 1,)``: the
     log-probability of characters 1, 2, ... (character 0 is never scored and is drawn grey).
-    Colours run from ``vmin`` (and below) to 0.
+    Colours run from ``vmin`` (and below, a negative number) to 0. Texts: at most 48 ASCII
+    characters; labels at most 24.
     """
     if not isinstance(rows, Mapping) or not rows:
         raise TypeError(f"draw_char_logprobs: rows must be a non-empty mapping label -> (text, logp); got {rows!r}.")
+    if not _is_real(vmin) or not vmin < 0:
+        raise ValueError(f"draw_char_logprobs: vmin must be a negative number (the log-prob of the reddest "
+                         f"colour; the scale ends at 0); got {vmin!r}.")
+    _check_title(title, "draw_char_logprobs")
     checked = []
     for label, pair in rows.items():
         if not (isinstance(pair, tuple) and len(pair) == 2):
@@ -164,11 +205,21 @@ def draw_token_mask(
 
     ``tokens`` holds one string per row (one character per cell; padding cells may hold any
     character, they are drawn empty); ``state`` is an integer tensor ``(rows, columns)`` with
-    values ``0 .. len(legend) - 1``; ``legend`` names the states.
+    values ``0 .. len(legend) - 1``; ``legend`` names the states (1 to 3 of them). At most 8
+    rows of 40 columns.
     """
     if not isinstance(state, torch.Tensor) or state.dim() != 2 or state.is_floating_point():
         raise ValueError(f"draw_token_mask: state must be a 2-d integer tensor (rows, columns); got {state!r}.")
+    tokens = _check_strs("tokens", tokens, "draw_token_mask", "one string per row of state")
+    legend = _check_strs("legend", legend, "draw_token_mask", "one name per state")
+    for i, name in enumerate(legend):
+        _check_text(f"legend[{i}]", name, "draw_token_mask", 40)
+    _check_text("row_label", row_label, "draw_token_mask", 8)
+    _check_title(title, "draw_token_mask")
     B, L = state.shape
+    if B == 0 or L == 0:
+        raise ValueError(f"draw_token_mask: state has shape {tuple(state.shape)}; it needs at least one row "
+                         "and one column.")
     if len(tokens) != B or any(len(t) != L for t in tokens):
         raise ValueError(
             f"draw_token_mask: tokens must hold {B} strings of {L} characters (state has shape {tuple(state.shape)}); "
@@ -212,6 +263,15 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
     """
     if not isinstance(peaks, Mapping) or not peaks:
         raise TypeError(f"draw_peaks: peaks must be a non-empty mapping label -> bytes; got {peaks!r}.")
+    for name, nbytes in [*((f"peaks[{k!r}]", v) for k, v in peaks.items()), ("reference", reference)]:
+        if name == "reference" and nbytes is None:
+            continue
+        if not _is_real(nbytes):
+            raise TypeError(f"draw_peaks: {name} must be a number of bytes (e.g. from peak_memory); "
+                            f"got {type(nbytes).__name__} {nbytes!r}.")
+        if nbytes < 0:
+            raise ValueError(f"draw_peaks: {name} must be a number of bytes >= 0; got {nbytes!r}.")
+    _check_title(title, "draw_peaks")
     labels = list(peaks)
     mb = np.array([peaks[k] / 1e6 for k in labels], dtype=float)
     fig = _figure(7.2, 0.42 * len(labels) + 0.9 + (0.3 if title else 0))
@@ -240,17 +300,24 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
 
 def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xlabel: str,
                 ylabel: str = "max |error|", title: str | None = None) -> Figure:
-    """Lines of errors (log scale) against ``x``; ``errors`` maps a label to one value per ``x``."""
+    """Lines of errors (log scale) against ``x``; ``errors`` maps a label to one value per ``x``.
+
+    ``x``: a sequence of ``n`` numbers; each ``errors[label]``: a sequence of ``n`` numbers (values
+    below 1e-9, zeros included, are drawn at 1e-9).
+    """
+    x = _check_reals("x", x, "draw_errors")
     if not isinstance(errors, Mapping) or not errors:
         raise TypeError(f"draw_errors: errors must be a non-empty mapping label -> values; got {errors!r}.")
+    errors = {k: _check_reals(f"errors[{k!r}]", v, "draw_errors") for k, v in errors.items()}
     for k, v in errors.items():
         if len(v) != len(x):
             raise ValueError(f"draw_errors: errors[{k!r}] has {len(v)} values for {len(x)} x positions.")
+    _check_title(title, "draw_errors")
     fig = _figure(7.2, 3.2)
     ax = fig.add_subplot()
     markers = ["o", "s", "^", "D"]
     for i, (label, v) in enumerate(errors.items()):
-        ax.plot(list(x), [max(float(e), 1e-9) for e in v], marker=markers[i % 4], label=label, linewidth=1.4)
+        ax.plot(x, [max(e, 1e-9) for e in v], marker=markers[i % 4], label=label, linewidth=1.4)
     ax.set_yscale("log")
     ax.set_xlabel(xlabel, family=_FONT, fontsize=9)
     ax.set_ylabel(ylabel, family=_FONT, fontsize=9)
