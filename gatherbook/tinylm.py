@@ -6,6 +6,8 @@ Adventures in Wonderland* (1865, public domain).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -52,6 +54,8 @@ class CharVocab:
 
     def encode(self, text: str) -> torch.Tensor:
         """``(len(text),)`` int64 tensor of ids. Raises ValueError naming a character not in the vocabulary."""
+        if not isinstance(text, str):
+            raise TypeError(f"CharVocab.encode: text must be a str; got {type(text).__name__} {text!r}.")
         missing = sorted(set(text) - set(self._index))
         if missing:
             raise ValueError(
@@ -61,8 +65,18 @@ class CharVocab:
         return torch.tensor([self._index[c] for c in text], dtype=torch.long)
 
     def decode(self, ids: torch.Tensor) -> str:
-        """The string of a 1-D tensor (or list) of ids."""
-        return "".join(self.chars[int(i)] for i in ids)
+        """The string of a 1-D tensor (or list) of ids, each in ``[0, len(self))``."""
+        values = ids.tolist() if isinstance(ids, torch.Tensor) else ids
+        if isinstance(ids, torch.Tensor) and (ids.dim() != 1 or ids.is_floating_point() or ids.is_complex()):
+            raise ValueError(f"CharVocab.decode: ids must be a 1-d integer tensor; got shape {tuple(ids.shape)}, "
+                             f"dtype {ids.dtype}.")
+        if isinstance(values, str) or not isinstance(values, Sequence):
+            raise TypeError(f"CharVocab.decode: ids must be a 1-d tensor or a list of ints; got {type(ids).__name__}.")
+        for k, i in enumerate(values):
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self):
+                raise ValueError(f"CharVocab.decode: ids[{k}] is {i!r}; ids must be ints in [0, {len(self)}) "
+                                 f"for this vocabulary of {len(self)} characters.")
+        return "".join(self.chars[i] for i in values)
 
 
 class TinyLM(nn.Module):
@@ -75,6 +89,9 @@ class TinyLM(nn.Module):
     """
 
     def __init__(self, vocab_size: int, context: int = 8, dim: int = 16, hidden: int = 128):
+        for name, value in (("vocab_size", vocab_size), ("context", context), ("dim", dim), ("hidden", hidden)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"TinyLM: {name} must be a positive int; got {value!r}.")
         super().__init__()
         self.vocab_size = vocab_size
         self.context = context
@@ -82,8 +99,18 @@ class TinyLM(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(context * dim, hidden), nn.Tanh(), nn.Linear(hidden, vocab_size))
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """``(B, L)`` int64 ids in ``[0, vocab_size)`` -> ``(B, L, vocab_size)`` logits."""
+        if not isinstance(ids, torch.Tensor):
+            raise TypeError(f"TinyLM: ids must be a (B, L) integer tensor; got {type(ids).__name__}.")
         if ids.dim() != 2 or ids.is_floating_point():
             raise ValueError(f"TinyLM: ids must be a (B, L) integer tensor; got shape {tuple(ids.shape)}, dtype {ids.dtype}.")
+        if ids.shape[1] == 0:
+            raise ValueError(f"TinyLM: ids has shape {tuple(ids.shape)}; each sequence needs at least one token (L >= 1).")
+        low, high = ids.aminmax() if ids.numel() else (0, 0)  # B == 0 has no ids
+        if int(low) < 0 or int(high) >= self.vocab_size:
+            bad = int(low) if int(low) < 0 else int(high)
+            raise ValueError(f"TinyLM: ids must lie in [0, {self.vocab_size}) (vocab_size={self.vocab_size}); "
+                             f"got the id {bad}.")
         padded = F.pad(ids, (self.context - 1, 0), value=self.vocab_size)  # (B, L + context - 1)
         windows = padded.unfold(1, self.context, 1)  # (B, L, context): the window ending at t
         return self.mlp(self.embed(windows).flatten(2))  # (B, L, V)

@@ -68,3 +68,30 @@ def test_figures_are_white_and_reject_bad_input():
         plots_lm.draw_token_mask(["ab"], torch.tensor([[0, 2]]), ["pad", "text"])
     with pytest.raises(ValueError, match="2 values for 3 x positions"):
         plots_lm.draw_errors([0, 1, 2], {"e": [1, 2]}, xlabel="c")
+
+
+def test_bad_arguments_are_named():
+    vocab = CharVocab("abc")
+    with pytest.raises(TypeError, match="CharVocab.encode: text must be a str; got int 5"):
+        vocab.encode(5)
+    assert vocab.decode([2, 0]) == vocab.decode(torch.tensor([2, 0])) == "ca"
+    with pytest.raises(ValueError, match=r"CharVocab.decode: ids\[1\] is 3; ids must be ints in \[0, 3\)"):
+        vocab.decode(torch.tensor([0, 3]))
+    with pytest.raises(ValueError, match=r"CharVocab.decode: ids must be a 1-d integer tensor; got shape \(1, 2\)"):
+        vocab.decode(torch.tensor([[0, 1]]))
+    with pytest.raises(TypeError, match="CharVocab.decode: ids must be a 1-d tensor or a list of ints; got str"):
+        vocab.decode("ab")
+    for kwargs in ({"vocab_size": 0}, {"vocab_size": 5, "context": 0}, {"vocab_size": "5"}, {"vocab_size": 5, "dim": 2.0}):
+        name = next(k for k, v in kwargs.items() if not (isinstance(v, int) and v >= 1))
+        with pytest.raises(ValueError, match=rf"TinyLM: {name} must be a positive int; got {kwargs[name]!r}"):
+            TinyLM(**kwargs)
+    model = TinyLM(5, context=2)
+    with pytest.raises(TypeError, match=r"TinyLM: ids must be a \(B, L\) integer tensor; got list"):
+        model([[1, 2]])
+    with pytest.raises(ValueError, match=r"TinyLM: ids must lie in \[0, 5\) \(vocab_size=5\); got the id 5"):
+        model(torch.tensor([[1, 5]]))  # 5 would silently be the "before the start" embedding
+    with pytest.raises(ValueError, match=r"TinyLM: ids must lie in \[0, 5\).*got the id -1"):
+        model(torch.tensor([[-1, 2]]))
+    with pytest.raises(ValueError, match=r"ids has shape \(2, 0\); each sequence needs at least one token"):
+        model(torch.zeros(2, 0, dtype=torch.long))
+    assert model(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3, 5)
