@@ -41,7 +41,11 @@ def _quiet_fd2():
 
 def _device_of(args: tuple, kwargs: dict, device: torch.device | str | None) -> torch.device:
     if device is not None:
-        return torch.device(device)
+        try:
+            return torch.device(device)
+        except (RuntimeError, TypeError):
+            raise ValueError(f"peak_memory: device must be a CPU or CUDA device (e.g. 'cpu', 'cuda', "
+                             f"torch.device('cuda:0')) or None; got {device!r}.") from None
     for value in (*args, *kwargs.values()):
         if isinstance(value, torch.Tensor):
             return value.device

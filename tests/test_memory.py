@@ -68,6 +68,9 @@ def test_bad_arguments():
         peak_memory(lambda: None, device="meta")
     with pytest.raises(ValueError, match="got meta"):
         peak_memory(torch.sum, torch.zeros(3, device="meta"))  # the device of the first tensor
+    for device in ("gpu", 3.5):
+        with pytest.raises(ValueError, match=rf"device must be a CPU or CUDA device .* or None; got {device!r}"):
+            peak_memory(lambda: None, device=device)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
