@@ -32,9 +32,18 @@ def language() -> str:
     return "zh" if Path.cwd().name == "zh" else "en"
 
 
-def pick(en: str, zh: str, lang: str | None = None) -> str:
-    """Return ``en`` or ``zh`` according to ``lang`` (default: :func:`language`)."""
+def resolve(lang: str | None = None) -> str:
+    """``lang`` itself when it is ``"en"`` or ``"zh"``; :func:`language` when it is ``None``.
+
+    Raises:
+        ValueError: ``lang`` is anything else.
+    """
     lang = language() if lang is None else lang
     if lang not in LANGUAGES:
         raise ValueError(f"lang={lang!r} is not a language of this book; expected one of {', '.join(LANGUAGES)}.")
-    return zh if lang == "zh" else en
+    return lang
+
+
+def pick(en: str, zh: str, lang: str | None = None) -> str:
+    """Return ``en`` or ``zh`` according to ``lang`` (default: :func:`language`)."""
+    return zh if resolve(lang) == "zh" else en

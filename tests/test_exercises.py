@@ -407,3 +407,13 @@ def test_result_repr_is_short():
     assert isinstance(r, CheckResult)
     assert repr(r) == "<CheckResult ch1.pick_per_row: failed case 1/12 (shape, hint=forgot_squeeze)>"
     assert "\n" not in repr(run_check("ch1.pick_per_row", _stub, lang="en"))
+
+
+def test_an_unknown_lang_or_a_wrong_figure_argument_is_named():
+    with pytest.raises(ValueError, match=r"lang='fr' is not a language of this book; expected one of en, zh"):
+        run_check("ch1.pick_per_row", get("ch1.pick_per_row").reference, lang="fr")
+    with pytest.raises(ValueError, match=r"lang='de' is not a language"):
+        get("ch1.pick_per_row").title("de")
+    assert get("ch1.pick_per_row").title("zh") == get("ch1.pick_per_row").title_zh
+    with pytest.raises(TypeError, match="figure needs the CheckResult that run_check returns; got str"):
+        exercises.figure("ch1.pick_per_row")

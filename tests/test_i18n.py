@@ -65,3 +65,14 @@ def test_pick_checks_the_environment_too(monkeypatch):
     monkeypatch.setenv("GATHERBOOK_LANG", "de")
     with pytest.raises(ValueError, match="GATHERBOOK_LANG='de'"):
         pick("row", "行")
+
+
+def test_resolve_returns_a_language_or_names_the_bad_one(monkeypatch, tmp_path):
+    assert i18n.resolve("en") == "en" and i18n.resolve("zh") == "zh"
+    (tmp_path / "zh").mkdir()
+    monkeypatch.chdir(tmp_path / "zh")
+    monkeypatch.delenv(i18n.ENV_VAR, raising=False)
+    assert i18n.resolve() == "zh"
+    for bad in ("fr", "", 3):
+        with pytest.raises(ValueError, match=rf"lang={bad!r} is not a language of this book; expected one of en, zh"):
+            i18n.resolve(bad)

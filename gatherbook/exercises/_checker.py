@@ -18,11 +18,14 @@ import pkgutil
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import torch
 
-from gatherbook.i18n import language
+from gatherbook.i18n import language, resolve
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Case = tuple  # the positional arguments of one call
 
@@ -82,7 +85,7 @@ class Exercise:
 
     def title(self, lang: str | None = None) -> str:
         """The title in ``lang`` (default: the notebook's language)."""
-        return self.title_zh if (lang or language()) == "zh" else self.title_en
+        return self.title_zh if resolve(lang) == "zh" else self.title_en
 
 
 @dataclass(frozen=True, eq=False)
@@ -323,13 +326,9 @@ def _compare(ex: Exercise, expected: Any, got: Any, lang: str) -> tuple[str | No
             else:
                 line = f"dtype: expected {expected.dtype}, got {got.dtype}"
             return "dtype", [line]
-        is_float = expected.is_floating_point() or expected.is_complex()
-        if is_float:
-            ok = torch.allclose(got, expected, rtol=ex.rtol, atol=ex.atol)
-        else:
-            ok = torch.equal(got, expected)
-        if ok:
+        if _same(expected, got, ex.rtol, ex.atol):
             return None, []
+        is_float = expected.is_floating_point() or expected.is_complex()
         diff = _differing(expected, got, ex.rtol, ex.atol)
         n_diff, n = int(diff.sum()), diff.numel()
         first = [int(i) for i in diff.nonzero()[0]] if n_diff else []
@@ -416,11 +415,12 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
         A :class:`CheckResult`; its ``message`` is what :func:`check` prints.
 
     Raises:
-        ValueError: ``name`` is not an exercise (the message lists the valid names).
+        ValueError: ``name`` is not an exercise (the message lists the valid names), or ``lang``
+            is neither ``"en"`` nor ``"zh"``.
         TypeError: ``fn`` is not callable.
     """
     ex = _check_args(name, fn)
-    lang = lang or language()
+    lang = resolve(lang)
     zh = lang == "zh"
     cases = ex.cases()
     n = len(cases)
@@ -468,13 +468,19 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
     return CheckResult(ex.name, True, True, n, None, msg, lang=lang)
 
 
-def figure(result: CheckResult):
+def figure(result: CheckResult) -> "Figure | None":
     """A picture of expected vs got for a failed :class:`CheckResult`, or ``None``.
 
     Drawn with :func:`gatherbook.draw.draw_tensors` when both are tensors that can be drawn
-    (cells that differ are marked when the shapes agree); ``None`` when there is nothing that
-    makes sense to draw, or the tensors are too big for a picture.
+    (0 to 3 dims, at most ``(4, 8, 10)``; cells that differ are marked when the shapes agree);
+    ``None`` when there is nothing that makes sense to draw, or the tensors are too big for a
+    picture.
+
+    Raises:
+        TypeError: ``result`` is not a :class:`CheckResult` (pass what :func:`run_check` returns).
     """
+    if not isinstance(result, CheckResult):
+        raise TypeError(f"figure needs the CheckResult that run_check returns; got {type(result).__name__}.")
     e, g = result.expected, result.got
     if result.passed or not isinstance(e, torch.Tensor) or not isinstance(g, torch.Tensor):
         return None
