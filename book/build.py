@@ -39,7 +39,13 @@ def merge(base: dict, over: dict) -> dict:
 
 
 def edition_config(lang: str, workdir: Path) -> Path:
-    """Path of the Jupyter Book config of ``lang`` (written under ``workdir`` when it is merged)."""
+    """Path of the Jupyter Book config of ``lang`` (written under ``workdir`` when it is merged).
+
+    Raises:
+        ValueError: ``lang`` is not an edition of the book (``en`` or ``zh``).
+    """
+    if lang not in EDITIONS:
+        raise ValueError(f"lang={lang!r} is not an edition of the book; expected one of {', '.join(EDITIONS)}.")
     base_path = ROOT / "_config.yml"
     overrides = EDITIONS[lang]["overrides"]
     if overrides is None:
