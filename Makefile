@@ -23,7 +23,6 @@ help:
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed; got " + sys.version.split()[0] + " (set PYTHON=...)")'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --upgrade --quiet pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
