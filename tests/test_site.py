@@ -450,6 +450,21 @@ def test_chinese_pages_have_no_stray_spaces_from_line_breaks(site):
     assert not problems, "\n".join(problems[:20])
 
 
+def test_chinese_pages_have_chinese_tooltips(site):
+    """Tooltips and screen-reader labels that Sphinx and the themes leave in English are translated
+    (book/locales, book/_templates); each English string here once showed on every Chinese page."""
+    english = ["Link to this heading", "Link to this image", "Color mode", "System Settings",
+               "Toggle primary sidebar", "Toggle secondary sidebar"]
+    problems = []
+    for page in site["pages"]:
+        if sh.edition_of(page) != "zh":
+            continue
+        html = (site["path"] / page).read_text(encoding="utf8")
+        labels = re.findall(r'(?:title|aria-label)="([^"]*)"', html)
+        problems += [f"{page}: {label!r}" for label in labels if label in english]
+    assert not problems, "\n".join(problems[:20])
+
+
 def test_landing_page_links_both_editions(site):
     parsed = sh.parse_page(site["path"] / "index.html")
     targets = {sh.resolve("index.html", url)[0] for tag, _, url in parsed.refs if tag == "a"}
