@@ -14,6 +14,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -83,6 +84,12 @@ def _show(c: str) -> str:
 
 def _figure(width: float, height: float) -> Figure:
     return plt.figure(figsize=(width, height), facecolor="white")
+
+
+def _ink_on(face) -> str:
+    """White text on a dark cell, the usual ink on a light one (so every letter stays readable)."""
+    r, g, b = matplotlib.colors.to_rgb(face)
+    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else _INK
 
 
 def _box(ax, x: float, y: float, text: str, face, *, edge=_EDGE, color=_INK, size=11, lw=0.8, ls="-"):
@@ -180,7 +187,7 @@ def draw_char_logprobs(
         ax.text(-0.3, y + 0.5, label, ha="right", va="center", fontsize=10, family=_FONT, color=_INK)
         for t, c in enumerate(text):
             face = _GREY if t == 0 else cmap(norm(max(float(logp[t - 1]), vmin)))
-            _box(ax, t, y + 0.06, c if c != " " else "", face, size=12, lw=0.5)
+            _box(ax, t, y + 0.06, c if c != " " else "", face, size=12, lw=0.5, color=_ink_on(face))
     ax.set_xlim(0, width)
     ax.set_ylim(0, len(checked) + 0.06)
     ax.axis("off")
