@@ -14,3 +14,18 @@ def _distinct(g: torch.Generator, lo: int, hi: int) -> tuple[int, int]:
     a = _int(g, lo, hi)
     b = _int(g, lo, hi - 1)
     return a, (b + 1 if b >= a else b)
+
+
+def case_builders(inputs, lo: int, hi: int):
+    """``(random_case, fixed_case)`` for an exercise whose inputs depend on two sizes.
+
+    ``inputs(g, a, b)`` makes the inputs from a generator; ``random_case(g)`` draws two different
+    sizes in ``[lo, hi]`` first, ``fixed_case(a, b, seed)`` uses the given sizes and its own seed.
+    """
+    def random_case(g: torch.Generator):
+        return inputs(g, *_distinct(g, lo, hi))
+
+    def fixed_case(a: int, b: int, seed: int):
+        return inputs(torch.Generator().manual_seed(seed), a, b)
+
+    return random_case, fixed_case

@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 
 from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises._random import _distinct, _int
+from gatherbook.exercises._random import _distinct, _int, case_builders
 
 I64 = torch.int64
 ATOL = 1e-5  # float32 answers computed another way (e.g. logsumexp) differ in the last bits
@@ -536,14 +536,11 @@ def _neg(g: torch.Generator, *shape: int) -> torch.Tensor:
     return -torch.randint(1, 41, shape, generator=g).float() / 10
 
 
-def _ratio_random(g: torch.Generator):
-    B, T = _distinct(g, 1, 7)
+def _ratio_inputs(g: torch.Generator, B: int, T: int):
     return _neg(g, B, T), _neg(g, B, T)
 
 
-def _ratio_fixed(B: int, T: int, seed: int):
-    g = torch.Generator().manual_seed(seed)
-    return _neg(g, B, T), _neg(g, B, T)
+_ratio_random, _ratio_fixed = case_builders(_ratio_inputs, 1, 7)
 
 
 IMPORTANCE_RATIO = Exercise(
@@ -624,14 +621,11 @@ def _normaliser_over_chunk(logits: torch.Tensor, ids: torch.Tensor) -> torch.Ten
     return torch.cat(pieces)
 
 
-def _chunked_random(g: torch.Generator):
-    N, V = _distinct(g, 1, 13)
+def _chunked_inputs(g: torch.Generator, N: int, V: int):
     return _logits(g, N, V), _ids(g, V, N)
 
 
-def _chunked_fixed(N: int, V: int, seed: int):
-    g = torch.Generator().manual_seed(seed)
-    return _logits(g, N, V), _ids(g, V, N)
+_chunked_random, _chunked_fixed = case_builders(_chunked_inputs, 1, 13)
 
 
 CHUNKED_LOGPROBS = Exercise(
