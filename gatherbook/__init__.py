@@ -7,7 +7,7 @@ One small module per concern:
 - :mod:`gatherbook.i18n`     -- the language of the running notebook (English or Chinese).
 - :mod:`gatherbook.exercises` -- exercise checkers (``check("ch1.pick_per_row", fn)``).
 """
-from gatherbook.devices import device
+from gatherbook.runtime import device, setup
 
-__all__ = ["device"]
+__all__ = ["device", "setup"]
 __version__ = "0.1.0"

@@ -74,12 +74,29 @@ def test_same_notebooks_in_both_editions():
     assert en == zh, f"only in en: {sorted(en - zh)}; only in zh: {sorted(zh - en)}"
 
 
+# The one place where the two editions' code differs: the setup cell names its own language.
+SETUP_LANG = re.compile(r'gb\.setup\(lang="([a-z]+)"\)')
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("folder, lang", [(EN, "en"), (ZH, "zh")])
+def test_setup_cell_states_the_notebooks_language(name, folder, lang):
+    setup = code_cells(folder / name)[0].source
+    assert SETUP_LANG.findall(setup) == [lang], (
+        f"{folder.name}/{name}: the first code cell must call gb.setup(lang=\"{lang}\") once")
+
+
+def same_code(source: str) -> str:
+    """The code without comments, with the setup cell's language literal made neutral."""
+    return SETUP_LANG.sub('gb.setup(lang=LANG)', strip_comments(source))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_same_code_cells(name):
     en, zh = code_cells(EN / name), code_cells(ZH / name)
     assert len(en) == len(zh), f"{name}: {len(en)} code cells in en, {len(zh)} in zh"
     for i, (a, b) in enumerate(zip(en, zh)):
-        assert strip_comments(a.source) == strip_comments(b.source), (
+        assert same_code(a.source) == same_code(b.source), (
             f"{name}: code cell {i} differs between en and zh (comments aside):\n"
             f"--- en\n{a.source}\n--- zh\n{b.source}")
 
