@@ -30,6 +30,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from gatherbook import style
+
 __all__ = ["draw_gather", "draw_tensors", "MAX_SLICES", "MAX_ROWS", "MAX_COLS"]
 
 MAX_SLICES = 4  #: most slices (dim -3 of a 3-d tensor) a picture shows
@@ -37,29 +39,16 @@ MAX_ROWS = 8  #: most rows (dim -2) a picture shows
 MAX_COLS = 10  #: most columns (the last dim) a picture shows
 _MAX_NDIM = 3
 
-# --- style -------------------------------------------------------------------------------------
-_FONT = "DejaVu Sans Mono"  # ships with matplotlib; monospace, so text widths are known exactly
-_EM = 0.602  # advance width of one DejaVu Sans Mono character, in ems
-_FS_VALUE, _FS_NUMBER, _FS_LABEL, _FS_TITLE, _FS_FIGTITLE = 10.0, 8.0, 9.0, 10.5, 11.5
-
-_INK = "#222222"  # values, titles
-_MUTED = "#6b6b6b"  # row and column numbers, slice labels, the dim arrow
-_EDGE = "#4a4a4a"  # cell borders
-_PLAIN_FACE = "#ffffff"
-_UNSELECTED_FACE = "#f1f1f1"  # input cells that gather does not read
-_UNSELECTED_TEXT = "#9a9a9a"
-_MARK = "#d62728"  # outline of marked cells
-# tab10 without its grey, mixed half-way with white so black values stay readable on every colour
-_TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
+# --- style: the book's one figure style (gatherbook.style) -------------------------------------
+_FONT = style.FONT
+_FS_VALUE, _FS_NUMBER, _FS_LABEL, _FS_TITLE, _FS_FIGTITLE = (
+    style.FS_VALUE, style.FS_NUMBER, style.FS_LABEL, style.FS_TITLE, style.FS_FIGTITLE)
+_INK, _MUTED, _EDGE, _MARK = style.INK, style.MUTED, style.EDGE, style.MARK
+_PLAIN_FACE = style.PAPER
+_UNSELECTED_FACE = style.QUIET_FACE  # input cells that gather does not read
+_UNSELECTED_TEXT = style.QUIET_INK
+_PALETTE = style.PALETTE
 _PLAIN, _UNSELECTED = -2, -1  # colour ids that are not palette entries
-
-
-def _lighten(hex_colour: str, amount: float = 0.55) -> tuple[float, float, float]:
-    rgb = np.array([int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255.0
-    return tuple(float(round(c, 4)) for c in rgb + (1.0 - rgb) * amount)
-
-
-_PALETTE = tuple(_lighten(c) for c in _TAB10)
 
 # --- geometry, in inches -----------------------------------------------------------------------
 _CELL_H = 0.34
@@ -78,9 +67,7 @@ _ARROW_OFF = 0.14  # from the grid edge to the dim arrow
 _ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a grid
 
 
-def _text_width(text: str, fontsize: float) -> float:
-    """Width in inches of ``text`` in the monospace figure font."""
-    return len(text) * _EM * fontsize / 72.0
+_text_width = style.text_width
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -475,6 +462,7 @@ def _render(rows: list[list[_Panel]], title: str | None, same_slots: bool = Fals
 
 
 # --- public ------------------------------------------------------------------------------------
+@style.styled
 def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: str | None = None) -> Figure:
     """Draw ``input``, ``index`` and ``out = torch.gather(input, dim, index)`` as grids of cells.
 
@@ -533,6 +521,7 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     return _render([[p] for p in panels], title, same_slots=input.ndim == 3)
 
 
+@style.styled
 def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = None,
                  mark: Mapping[str, torch.Tensor] | None = None) -> Figure:
     """Draw a row of labelled grids, one per entry of ``tensors`` (label: key and shape).
