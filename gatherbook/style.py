@@ -29,7 +29,7 @@ import matplotlib
 from matplotlib.colors import to_rgb
 
 __all__ = [
-    "FONT", "EM", "FS_VALUE", "FS_NUMBER", "FS_LABEL", "FS_TITLE", "FS_FIGTITLE",
+    "FONT", "EM", "FS_VALUE", "FS_NUMBER", "FS_LABEL", "FS_TITLE", "FS_FIGTITLE", "FS_TAG",
     "INK", "MUTED", "EDGE", "GRID", "MARK", "PAPER", "QUIET_FACE", "QUIET_INK",
     "MIN_QUIET_CONTRAST", "CATEGORICAL", "PALETTE", "SEQUENTIAL", "RC",
     "text_width", "lighten", "relative_luminance", "contrast_ratio", "ink_on", "styled",
@@ -40,6 +40,7 @@ FONT = "DejaVu Sans Mono"  #: the one figure font (ships with matplotlib)
 EM = 0.602  #: advance width of one DejaVu Sans Mono character, in ems
 #: font sizes in points: cell values, row/column numbers, small labels, panel and figure titles
 FS_VALUE, FS_NUMBER, FS_LABEL, FS_TITLE, FS_FIGTITLE = 10.0, 8.0, 9.0, 10.5, 11.5
+FS_TAG = 6.5  #: small marks inside a cell (the link numbers of a gather picture)
 
 # --- inks --------------------------------------------------------------------------------------
 INK = "#222222"  #: values, titles
