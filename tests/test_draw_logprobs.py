@@ -127,3 +127,21 @@ def test_figures_carry_no_sentences():
         for t in fig.findobj(matplotlib.text.Text):
             words = re.findall(r"(?<![\w.\[(])[a-z]{3,}(?= [a-z]{3,}\b)", t.get_text())
             assert not words, t.get_text()
+
+
+def test_every_figure_of_a_notebook_is_shown():
+    """In a Jupyter kernel, after a drawing under gatherbook.style.styled, later figures still
+    show: importing draw_logprobs (the setup cell does) loads the inline backend first."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "import torch\nfrom gatherbook.draw import draw_gather\nfrom gatherbook import draw_logprobs",
+        "draw_gather(torch.zeros(2, 2), 1, torch.zeros(2, 1, dtype=torch.long));",
+        'draw_logprobs.draw_shift("Alice");',
+        'draw_logprobs.draw_peaks({"naive": 3_000_000});',
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+    shown = [any("image/png" in o.get("data", {}) for o in c.outputs) for c in nb.cells[1:]]
+    assert shown == [True, True, True]
