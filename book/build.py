@@ -1,10 +1,10 @@
-"""Build the gather book: one Sphinx build per language, published side by side.
+"""Build the gather book: one Sphinx build per edition, published side by side.
 
     python book/build.py [--out _build/site] [--lang en --lang zh] [--no-strict]
 
-- English: ``_config.yml`` + ``_toc.yml``.
-- Chinese: ``_config.yml`` with ``book/zh/config.yml`` merged on top, + ``_toc_zh.yml``.
-- Result: ``<out>/en/``, ``<out>/zh/`` and ``<out>/index.html`` (the language chooser).
+- Each edition of :data:`gatherbook.editions.EDITIONS`: ``_config.yml`` with the edition's
+  config override merged on top (if any), and the edition's TOC.
+- Result: ``<out>/<code>/`` for each edition and ``<out>/index.html`` (the language chooser).
 
 Warnings are errors (``-W --keep-going``) and references are checked (``-n``) unless
 ``--no-strict`` is given.
@@ -20,11 +20,9 @@ from pathlib import Path
 
 import yaml
 
+from gatherbook.editions import CODES, edition
+
 ROOT = Path(__file__).resolve().parent.parent
-EDITIONS = {
-    "en": {"toc": "_toc.yml", "overrides": None},
-    "zh": {"toc": "_toc_zh.yml", "overrides": "book/zh/config.yml"},
-}
 
 
 def merge(base: dict, over: dict) -> dict:
@@ -42,12 +40,10 @@ def edition_config(lang: str, workdir: Path) -> Path:
     """Path of the Jupyter Book config of ``lang`` (written under ``workdir`` when it is merged).
 
     Raises:
-        ValueError: ``lang`` is not an edition of the book (``en`` or ``zh``).
+        ValueError: ``lang`` is not an edition of the book.
     """
-    if lang not in EDITIONS:
-        raise ValueError(f"lang={lang!r} is not an edition of the book; expected one of {', '.join(EDITIONS)}.")
+    overrides = edition(lang).config
     base_path = ROOT / "_config.yml"
-    overrides = EDITIONS[lang]["overrides"]
     if overrides is None:
         return base_path
     config = merge(yaml.safe_load(base_path.read_text(encoding="utf8")),
@@ -67,7 +63,7 @@ def build(lang: str, out: Path, strict: bool) -> None:
     workdir = ROOT / "_build" / "editions" / lang
     config = edition_config(lang, ROOT / "_build" / "config")
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT),
-           "--config", str(config), "--toc", str(ROOT / EDITIONS[lang]["toc"]),
+           "--config", str(config), "--toc", str(ROOT / edition(lang).toc),
            "--path-output", str(workdir), "--builder", "html",
            # every page, every time: Sphinx's cache does not notice changes to book/_ext
            "--all"]
@@ -88,13 +84,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "site",
                         help="folder of the published site (default: _build/site)")
-    parser.add_argument("--lang", action="append", choices=sorted(EDITIONS),
+    parser.add_argument("--lang", action="append", choices=CODES,
                         help="build only this edition (repeatable; default: all)")
     parser.add_argument("--no-strict", action="store_true", help="do not turn warnings into errors")
     args = parser.parse_args(argv)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    for lang in args.lang or list(EDITIONS):
+    for lang in args.lang or CODES:
         build(lang, out, strict=not args.no_strict)
     shutil.copyfile(ROOT / "book" / "site_index.html", out / "index.html")
     print(f"\nThe book is built. Open {out / 'index.html'} in a browser "

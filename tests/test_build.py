@@ -33,5 +33,5 @@ def test_chinese_config_is_the_english_one_with_the_overrides(tmp_path):
 
 
 def test_unknown_edition_is_named():
-    with pytest.raises(ValueError, match=r"lang='fr' is not an edition of the book; expected one of en, zh"):
+    with pytest.raises(ValueError, match=r"lang='fr' is not a language of this book; expected one of en, zh"):
         build.edition_config("fr", Path("unused"))

@@ -25,9 +25,11 @@ from docutils import nodes
 sys.path.insert(0, str(Path(__file__).parent))
 import exercise_download  # noqa: E402
 
-# language code of the build -> (BCP 47 tag, name of the language in itself)
-LANG_TAGS = {"en": "en", "zh": "zh-CN"}
-TOC_FILES = {"en": "_toc.yml", "zh": "_toc_zh.yml"}
+from gatherbook.editions import EDITIONS, edition  # noqa: E402
+
+# language code of the build -> BCP 47 tag, and -> its TOC file (the table: gatherbook/editions.py)
+LANG_TAGS = {e.code: e.tag for e in EDITIONS}
+TOC_FILES = {e.code: e.toc for e in EDITIONS}
 
 
 def toc_docnames(toc_path: Path) -> set[str]:
@@ -163,7 +165,7 @@ def join_cjk_lines(app, doctree) -> None:
     MyST makes a soft line break a text node of its own (``"\\n"``), so each text node is judged
     with the characters around it: the end of the text before it and the start of the text after.
     """
-    if app.config.gatherbook_this_language != "zh":
+    if not edition(app.config.gatherbook_this_language).joins_lines:
         return
     texts = [t for t in doctree.findall(nodes.Text)
              if not any(isinstance(a, _VERBATIM) for a in _ancestors(t.parent))]
@@ -188,8 +190,8 @@ def _ancestors(node):
 
 
 def setup(app):
-    app.add_config_value("gatherbook_this_language", "en", "html")
-    app.add_config_value("gatherbook_languages", {"en": "English", "zh": "中文"}, "html")
+    app.add_config_value("gatherbook_this_language", EDITIONS[0].code, "html")
+    app.add_config_value("gatherbook_languages", {e.code: e.name for e in EDITIONS}, "html")
     app.connect("builder-inited", on_builder_inited)
     app.connect("html-page-context", on_page_context)
     app.connect("doctree-read", join_cjk_lines)
