@@ -82,7 +82,7 @@ def test_no_exercises_and_bad_language_are_clear_errors():
 def test_every_chapter_with_exercises_gets_a_download(tmp_path, lang):
     """The real chapters: each exercise's check call survives, no solution code does."""
     docs = {str(p.relative_to(ROOT).with_suffix("")) for p in (ROOT / "notebooks" / lang).glob("*.ipynb")}
-    # generate into a copy of the tree layout so the real book/_generated is untouched
+    # generate into a copy of the tree layout so the real _build/exercises is untouched
     for doc in docs:
         target = tmp_path / f"{doc}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -123,3 +123,19 @@ def test_the_download_has_its_words_in_every_edition():
     import exercise_download
 
     assert set(exercise_download._WORDS) == set(CODES)
+
+
+def test_links_to_the_former_place_of_the_downloads_are_pointed_to_build():
+    from docutils import nodes
+    from sphinx import addnodes
+
+    import exercise_download
+
+    doctree = nodes.document(None, None)
+    old = addnodes.download_reference(reftarget="/book/_generated/exercises/zh/01_x_exercises.ipynb")
+    new = addnodes.download_reference(reftarget="/_build/exercises/zh/01_x_exercises.ipynb")
+    other = addnodes.download_reference(reftarget="data.csv")
+    doctree += [old, new, other]
+    exercise_download.redirect_old_links(None, doctree)
+    assert [n["reftarget"] for n in (old, new, other)] == [
+        "/_build/exercises/zh/01_x_exercises.ipynb", "/_build/exercises/zh/01_x_exercises.ipynb", "data.csv"]

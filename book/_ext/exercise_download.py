@@ -10,7 +10,10 @@ Generated at build time from the chapter notebook itself (never kept as a second
 - MyST ``{exercise}`` fences turned into plain Markdown headings, which JupyterLab renders;
 - outputs and execution counts cleared.
 
-The chapter links to the result with ``{download}`/book/_generated/exercises/<lang>/<name>.ipynb```.
+The notebooks are written under ``_build/exercises/<lang>/`` (generated files stay in ``_build``);
+a chapter links to its own with ``{download}`/_build/exercises/<lang>/<name>_exercises.ipynb```.
+Links to the former place, ``/book/_generated/exercises/...``, are pointed there too
+(:func:`redirect_old_links`).
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from pathlib import Path
 
 import nbformat
 
-GENERATED = Path("book") / "_generated" / "exercises"
+GENERATED = Path("_build") / "exercises"
+_OLD_PREFIX = "/book/_generated/exercises/"
 _FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 _HEADING = re.compile(r"^#{1,6}\s")
 #: The download's own words, per language (a new edition adds one key).
@@ -145,3 +149,16 @@ def generate_all(srcdir: Path, lang: str, docnames: set[str]) -> list[Path]:
         nbformat.write(exercises_only(nb, lang), target)
         written.append(target)
     return written
+
+
+def redirect_old_links(app, doctree) -> None:
+    """Point ``{download}`` links to ``/book/_generated/exercises/...`` at ``/_build/exercises/...``.
+
+    Connected to ``doctree-read`` before Sphinx's download collector (priority 500) reads them.
+    """
+    from sphinx import addnodes
+
+    for node in doctree.findall(addnodes.download_reference):
+        target = node.get("reftarget", "")
+        if target.startswith(_OLD_PREFIX):
+            node["reftarget"] = "/" + GENERATED.as_posix() + "/" + target[len(_OLD_PREFIX):]

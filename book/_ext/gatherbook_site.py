@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from pathlib import Path
 
-import yaml
 from docutils import nodes
 
-sys.path.insert(0, str(Path(__file__).parent))
-import exercise_download  # noqa: E402
-
-from gatherbook.editions import EDITIONS, edition  # noqa: E402
+import exercise_download  # book/_ext is on sys.path: jupyter-book's local_extensions puts it there
+from gatherbook.editions import EDITIONS, edition
 
 # language code of the build -> BCP 47 tag, and -> its TOC file (the table: gatherbook/editions.py)
 LANG_TAGS = {e.code: e.tag for e in EDITIONS}
@@ -33,22 +29,11 @@ TOC_FILES = {e.code: e.toc for e in EDITIONS}
 
 
 def toc_docnames(toc_path: Path) -> set[str]:
-    """All document names (no suffix) listed in a Jupyter Book ``_toc.yml``."""
-    names: set[str] = set()
+    """All document names (no suffix) listed in a Jupyter Book ``_toc.yml`` (read by
+    sphinx-external-toc, the parser the build itself uses)."""
+    from sphinx_external_toc.parsing import parse_toc_yaml
 
-    def walk(node):
-        if isinstance(node, dict):
-            for key in ("root", "file"):
-                if key in node:
-                    names.add(str(Path(node[key]).with_suffix("")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(yaml.safe_load(toc_path.read_text(encoding="utf8")))
-    return names
+    return set(parse_toc_yaml(toc_path))
 
 
 def counterpart(pagename: str, this: str, other: str) -> str:
@@ -195,5 +180,6 @@ def setup(app):
     app.connect("builder-inited", on_builder_inited)
     app.connect("html-page-context", on_page_context)
     app.connect("doctree-read", join_cjk_lines)
+    app.connect("doctree-read", exercise_download.redirect_old_links, priority=400)
     app.connect("build-finished", write_index_redirect, priority=400)  # etoc's runs at 500
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
