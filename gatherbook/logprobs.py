@@ -20,6 +20,11 @@ __all__ = ["token_logprobs"]
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
+def _shape(shape: torch.Size) -> str:
+    """``(2, 3)``, ``(5,)``, ``()``: a shape written as the Python tuple it is (as the checker does)."""
+    return str(tuple(shape))
+
+
 def _check(logits: object, ids: object, chunk_size: object, ignore_index: object) -> None:
     if not isinstance(logits, torch.Tensor):
         raise TypeError(f"logits must be a torch.Tensor of shape (..., V); got {type(logits).__name__}.")
@@ -38,7 +43,7 @@ def _check(logits: object, ids: object, chunk_size: object, ignore_index: object
     if logits.dim() < 1:
         raise ValueError("logits must have at least one dim (the vocabulary, last); got a 0-dim tensor.")
     if logits.shape[:-1] != ids.shape:
-        expected = tuple(logits.shape[:-1])
+        expected = _shape(logits.shape[:-1])
         hint = ""
         if ids.dim() == logits.dim() - 1 and any(
             abs(a - b) == 1 for a, b in zip(ids.shape, logits.shape[:-1])
@@ -47,8 +52,8 @@ def _check(logits: object, ids: object, chunk_size: object, ignore_index: object
         elif ids.dim() == logits.dim() and ids.shape[-1] == 1:
             hint = " (ids has a trailing dim of size 1: pass ids without the unsqueeze(-1))"
         raise ValueError(
-            f"ids must have shape logits.shape[:-1] = {expected}; got ids of shape {tuple(ids.shape)} "
-            f"for logits of shape {tuple(logits.shape)}{hint}."
+            f"ids must have shape logits.shape[:-1] = {expected}; got ids of shape {_shape(ids.shape)} "
+            f"for logits of shape {_shape(logits.shape)}{hint}."
         )
     if ids.device != logits.device:
         raise ValueError(f"ids and logits must be on the same device; got ids on {ids.device}, logits on {logits.device}.")
