@@ -23,12 +23,7 @@ MAX = 88
 
 # Known to fail on this branch and fixed on another: (notebook, check) -> why. Each is a strict
 # xfail, so the test fails as soon as the fix lands, as a reminder to delete the entry.
-PENDING = {
-    ("en/01_gather_basics", "printed"): "the checker's 'not attempted yet' line "
-                                        "(gatherbook/exercises, core branch) runs to 89-93 columns",
-    ("en/02_token_logprobs", "printed"): "the checker's 'not attempted yet' line "
-                                         "(gatherbook/exercises, core branch) runs to 97-102 columns",
-}
+PENDING: dict[tuple[str, str], str] = {}
 
 
 def _key(path: Path) -> str:

@@ -19,7 +19,7 @@ PRINT_LIMIT = 64
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
         "passed": "✔ {name}: all {n} cases passed",
-        "not_attempted": "… {name} not attempted yet: fill in the function body, then run this cell again.",
+        "not_attempted": "… {name} not attempted yet:\n  fill in the function body, then run this cell again.",
         "failed": "✘ {name}: case {case} of {n} failed",
         "input": "input:",
         "expected": "expected",
