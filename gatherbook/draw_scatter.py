@@ -126,14 +126,19 @@ def _targets(dim: int, index: torch.Tensor, out_shape: tuple[int, ...]) -> np.nd
     return np.ravel_multi_index(pos, out_shape) if idx.size else np.zeros(idx.shape, dtype=np.int64)
 
 
+def _title_h(title: str) -> float:
+    """Room for a title of one or more lines, in inches."""
+    return _TITLE_H + 0.19 * title.count("\n")
+
+
 def _grid(fig: Figure, top: float, title: str, texts: np.ndarray, faces: np.ndarray,
           marks: np.ndarray | None, name: str, W: float, H: float, cell_w: float,
           numbers: bool) -> float:
     """Draw one titled grid with its top at ``top`` inches; return the bottom in inches."""
     rows, cols = texts.shape
-    fig.text(_LEFT / W, 1 - (top + _TITLE_H - 0.06) / H, title, fontsize=_FS_TITLE, family=_FONT,
-             color=_INK, ha="left", va="bottom")
-    top += _TITLE_H + _NUMBERS_H
+    fig.text(_LEFT / W, 1 - (top + _title_h(title) - 0.06) / H, title, fontsize=_FS_TITLE, family=_FONT,
+             color=_INK, ha="left", va="bottom", linespacing=1.15)
+    top += _title_h(title) + _NUMBERS_H
     ax = fig.add_axes((_LEFT / W, 1 - (top + rows * _CELL_H) / H, cols * cell_w / W, rows * _CELL_H / H))
     ax.set_xlim(0, cols)
     ax.set_ylim(rows, 0)
@@ -199,7 +204,8 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
         out, call = s.scatter_add(d, idx, src_), f"self.scatter_add({dim}, index, src)"
     else:
         out = s.scatter_reduce(d, idx, src_, reduce, include_self=include_self)
-        call = f"self.scatter_reduce({dim}, index, src, {reduce!r}"
+        # two lines, so the picture stays narrow enough for a phone
+        call = f"self.scatter_reduce({dim}, index, src,\n      {reduce!r}"
         call += ")" if include_self else ", include_self=False)"
     target = _targets(d, idx, tuple(out.shape))
     flat_faces = np.full(out.numel(), _UNWRITTEN_FACE, dtype=object)
@@ -221,10 +227,10 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
     widest = max(len(t) for p in panels for t in p[2].reshape(-1))
     cell_w = max(_CELL_W_MIN, widest * 0.602 * _FS_VALUE / 72 + _PAD)
     cols = max(p[2].shape[1] for p in panels)
-    title_w = max(len(p[1]) for p in panels) * 0.602 * _FS_TITLE / 72
+    title_w = max(len(line) for p in panels for line in p[1].split("\n")) * 0.602 * _FS_TITLE / 72
     arrow_room = 0.45
     W = _LEFT + max(cols * cell_w + arrow_room, title_w) + _MARGIN
-    H = _MARGIN + (0.40 if title else 0.0) + sum(_TITLE_H + _NUMBERS_H + p[2].shape[0] * _CELL_H
+    H = _MARGIN + (0.40 if title else 0.0) + sum(_title_h(p[1]) + _NUMBERS_H + p[2].shape[0] * _CELL_H
                                                   for p in panels) + _GAP * 2 + 0.10 + _MARGIN
     W, H = np.ceil(W * 100) / 100, np.ceil(H * 100) / 100
     fig = plt.figure(figsize=(W, H), facecolor="white")
@@ -234,7 +240,7 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
                  ha="left", va="top")
         top += 0.40
     for name, head, texts, faces, marks in panels:
-        grid_top = top + _TITLE_H + _NUMBERS_H
+        grid_top = top + _title_h(head) + _NUMBERS_H
         bottom = _grid(fig, top, head, texts, faces, marks, name, W, H, cell_w, two_d)
         top = bottom + _GAP
     # the dim arrow beside (dim 0 of a 2-d out) or under (the last dim) the out grid

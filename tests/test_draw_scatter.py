@@ -61,7 +61,7 @@ def test_reductions_and_include_self():
     found, _ = cells(draw_scatter(s, 0, i, v, reduce="add"))
     assert found["out[1]"][1] == "6.00" and marked == {"out[1]"}
     texts = [t.get_text() for t in draw_scatter(s, 0, i, v, reduce="amax", include_self=False).texts]
-    assert "out = self.scatter_reduce(0, index, src, 'amax', include_self=False)" in texts
+    assert "out = self.scatter_reduce(0, index, src,\n      'amax', include_self=False)" in texts
 
 
 def test_dim0_and_a_src_larger_than_index():
