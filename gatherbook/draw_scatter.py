@@ -24,6 +24,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from gatherbook import style
+
 __all__ = ["draw_scatter", "draw_images", "MAX_ROWS", "MAX_COLS", "REDUCTIONS"]
 
 MAX_ROWS = 8  #: most rows a scatter picture shows per tensor
@@ -31,16 +33,11 @@ MAX_COLS = 10  #: most columns a scatter picture shows per tensor
 #: what ``reduce=`` may be: None (plain scatter), "add" (scatter_add) or a scatter_reduce mode
 REDUCTIONS = (None, "add", "sum", "prod", "mean", "amax", "amin")
 
-_FONT = "DejaVu Sans Mono"
-_INK, _MUTED, _EDGE, _MARK = "#222222", "#6b6b6b", "#4a4a4a", "#d62728"
-_UNWRITTEN_FACE, _UNWRITTEN_TEXT = "#f1f1f1", "#9a9a9a"
-# Okabe-Ito colours (safe for red-green colour blindness), lightened half-way towards white
-_BASE = ("#0072b2", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#cc79a7", "#d55e00", "#999999")
-_PALETTE = tuple(tuple(float(round(c + (1 - c) * 0.5, 4)) for c in
-                       (int(h[1:3], 16) / 255, int(h[3:5], 16) / 255, int(h[5:7], 16) / 255))
-                 for h in _BASE)
+_FONT, _INK, _MUTED, _EDGE, _MARK = style.FONT, style.INK, style.MUTED, style.EDGE, style.MARK
+_UNWRITTEN_FACE, _UNWRITTEN_TEXT = style.QUIET_FACE, style.QUIET_INK  # cells nobody writes
+_PALETTE = style.PALETTE
 _CELL_H, _CELL_W_MIN, _PAD = 0.36, 0.42, 0.16
-_FS_VALUE, _FS_NUMBER, _FS_TITLE = 10.0, 8.0, 10.5
+_FS_VALUE, _FS_NUMBER, _FS_TITLE = style.FS_VALUE, style.FS_NUMBER, style.FS_TITLE
 _TITLE_H, _NUMBERS_H, _GAP, _MARGIN, _LEFT = 0.30, 0.20, 0.28, 0.15, 0.28
 
 
@@ -167,6 +164,7 @@ def _grid(fig: Figure, top: float, title: str, texts: np.ndarray, faces: np.ndar
     return top + rows * _CELL_H
 
 
+@style.styled
 def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.Tensor, *,
                  reduce: str | None = None, include_self: bool = True,
                  title: str | None = None) -> Figure:
@@ -225,9 +223,9 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
               ("out", f"out = {call}", _texts(out), as2(flat_faces.reshape(tuple(out.shape))),
                as2(collide.reshape(tuple(out.shape))))]
     widest = max(len(t) for p in panels for t in p[2].reshape(-1))
-    cell_w = max(_CELL_W_MIN, widest * 0.602 * _FS_VALUE / 72 + _PAD)
+    cell_w = max(_CELL_W_MIN, style.text_width("x" * widest, _FS_VALUE) + _PAD)
     cols = max(p[2].shape[1] for p in panels)
-    title_w = max(len(line) for p in panels for line in p[1].split("\n")) * 0.602 * _FS_TITLE / 72
+    title_w = max(style.text_width(line, _FS_TITLE) for p in panels for line in p[1].split("\n"))
     arrow_room = 0.45
     W = _LEFT + max(cols * cell_w + arrow_room, title_w) + _MARGIN
     H = _MARGIN + (0.40 if title else 0.0) + sum(_title_h(p[1]) + _NUMBERS_H + p[2].shape[0] * _CELL_H
@@ -273,6 +271,7 @@ def _as_image(name: str, t: object) -> np.ndarray:
                      "(channels last: img.permute(1, 2, 0) turns (3, H, W) around).")
 
 
+@style.styled
 def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
                 width: float = 3.6, title: str | None = None) -> Figure:
     """Draw images one under the other, each titled with its name and shape.
