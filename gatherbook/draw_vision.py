@@ -11,23 +11,48 @@ the notebook. Panels are stacked vertically so the figure reads at phone width.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 
+import matplotlib
 import matplotlib.patheffects as pe
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from gatherbook.style import FS_LABEL, FS_TITLE, INK, PAPER, styled
 from gatherbook.vision import unpatchify
 
 __all__ = ["draw_patches", "draw_patch_rows"]
 
+def _shown(draw):
+    """:func:`gatherbook.style.styled`, keeping the interactive mode that drawing switched on.
+
+    Jupyter's inline backend switches matplotlib's interactive mode on when it is loaded, which
+    happens at the first figure, inside ``styled``'s ``rc_context``; leaving the context would
+    switch it off again, and every later figure of the notebook would not be shown.
+    """
+    seen = {}
+
+    def drawing(*args, **kwargs):
+        fig = draw(*args, **kwargs)
+        seen["interactive"] = matplotlib.is_interactive()
+        return fig
+
+    inner = styled(drawing)
+
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        fig = inner(*args, **kwargs)
+        matplotlib.interactive(seen.pop("interactive"))
+        return fig
+    return wrapper
+
+
 _WIDTH = 3.6  # inches: one panel spans the figure, which a phone shows at full width
-_FS_TITLE, _FS_LABEL = 11.0, 9.0
-_INK = "#222222"
-_GRID = "#ffffff"
+_LINES = PAPER  # the lines between patches
 _LUMA = torch.tensor([0.299, 0.587, 0.114])
 
 
@@ -103,7 +128,7 @@ def _to_rgb(img: torch.Tensor) -> np.ndarray:
 
 
 def _label(ax, x: float, y: float, text: str) -> None:
-    ax.text(x, y, text, ha="center", va="center", fontsize=_FS_LABEL, color="white",
+    ax.text(x, y, text, ha="center", va="center", fontsize=FS_LABEL, color=PAPER,
             fontweight="bold", path_effects=[pe.withStroke(linewidth=2.2, foreground="black")])
 
 
@@ -114,6 +139,7 @@ def _check_grid(grid: object, fn: str) -> tuple[int, int]:
     return grid
 
 
+@_shown
 def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
                  keep: Mapping[str, torch.Tensor] | None = None,
                  labels: Mapping[str, torch.Tensor] | None = None,
@@ -169,26 +195,27 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
     head = 0.35 if title else 0.0
     fig = plt.figure(figsize=(_WIDTH, len(images) * (_WIDTH * aspect + 0.4) + head))
     if title:
-        fig.suptitle(title, fontsize=_FS_TITLE + 0.5, color=_INK)
+        fig.suptitle(title, fontsize=FS_TITLE + 0.5, color=INK)
     H, W = images[0].shape[:2]
     P = H // rows
     for i, (name, img, ids) in enumerate(zip(panels, images, texts)):
         ax = fig.add_subplot(len(images), 1, i + 1)
         ax.imshow(img, interpolation="nearest", extent=(0, W, H, 0))
         for r in range(1, rows):
-            ax.axhline(r * P, color=_GRID, lw=0.6)
+            ax.axhline(r * P, color=_LINES, lw=0.6)
         for c in range(1, cols):
-            ax.axvline(c * P, color=_GRID, lw=0.6)
+            ax.axvline(c * P, color=_LINES, lw=0.6)
         if ids is not None:
             for k, n in enumerate(ids.tolist()):
                 _label(ax, (n % cols + 0.5) * P, (n // cols + 0.5) * P, str(k))
-        ax.set_title(name, fontsize=_FS_TITLE, color=_INK, family="monospace")
+        ax.set_title(name, fontsize=FS_TITLE, color=INK)
         ax.set_xticks([])
         ax.set_yticks([])
     fig.tight_layout()
     return fig
 
 
+@_shown
 def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch.Tensor] | None = None,
                     per_row: int = 8, channels: int = 3, title: str | None = None) -> Figure:
     """Draw sequences of patches in their order, one block per entry, stacked vertically.
@@ -245,7 +272,7 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     head = 0.35 if title else 0.0
     fig = plt.figure(figsize=(_WIDTH, sum(n * tile + 0.4 for n in lines) + head))
     if title:
-        fig.suptitle(title, fontsize=_FS_TITLE + 0.5, color=_INK)
+        fig.suptitle(title, fontsize=FS_TITLE + 0.5, color=INK)
     gs = fig.add_gridspec(len(seqs), 1, height_ratios=[n * tile + 0.4 for n in lines])
     for i, (name, p, tag, n) in enumerate(zip(rows, seqs, tags, lines)):
         step = P + gap
@@ -259,7 +286,7 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         for k in range(p.shape[0]):
             r, c = divmod(k, per_row)
             _label(ax, c * step + (P - 1) / 2, r * step + (P - 1) / 2, str(tag[k]))
-        ax.set_title(f"{name}  ({p.shape[0]}, {D})", fontsize=_FS_TITLE, color=_INK, family="monospace")
+        ax.set_title(f"{name}  ({p.shape[0]}, {D})", fontsize=FS_TITLE, color=INK)
         ax.axis("off")
     fig.tight_layout()
     return fig

@@ -30,6 +30,7 @@ PENDING = {
     ("en/02_token_logprobs", "printed"): _CH2 + " (and the checker's line, as for en/01)",
     ("en/01_gather_basics", "printed"): "the checker's 'not attempted yet' line "
                                         "(gatherbook/exercises, core branch) runs to 89-93 columns",
+    ("en/04_vision_patches", "printed"): "the checker's 'not attempted yet' line, as for en/01",
     ("en/02_token_logprobs", "collapsed"): _CH2,
     ("zh/02_token_logprobs", "collapsed"): _CH2,
 }

@@ -31,6 +31,10 @@ def _t(values, dtype=I64) -> torch.Tensor:
     return torch.tensor(values, dtype=dtype)
 
 
+def _f(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.float32)
+
+
 def _k(k: int) -> torch.Tensor:
     return torch.tensor(k, dtype=I64)
 
@@ -48,6 +52,10 @@ def _expanded(idx: torch.Tensor, D: int) -> torch.Tensor:
     return idx.unsqueeze(-1).expand(-1, -1, D)
 
 
+def _top(scores: torch.Tensor, k: torch.Tensor, largest: bool = True) -> torch.Tensor:
+    return scores.topk(int(k), dim=1, largest=largest).indices
+
+
 def _random_topk_case(g: torch.Generator):
     B, N = _distinct(g, 1, 7)
     D = _int(g, 1, 5)
@@ -56,23 +64,12 @@ def _random_topk_case(g: torch.Generator):
 
 
 _TOPK_EDGES = [
-    (_coded(2, 5, 3), _t([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]], torch.float32), _k(3)),
-    (_coded(1, 4, 2), _t([[0.1, 0.4, 0.3, 0.2]], torch.float32), _k(2)),              # B == 1
-    (_coded(3, 4, 2), _t([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1],
-                          [0.2, 0.8, 0.4, 0.7]], torch.float32), _k(1)),               # k == 1
-    (_coded(2, 3, 1), _t([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]], torch.float32), _k(3)),   # D == 1, k == N
+    (_coded(2, 5, 3), _f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), _k(3)),
+    (_coded(1, 4, 2), _f([[0.1, 0.4, 0.3, 0.2]]), _k(2)),                             # B == 1
+    (_coded(3, 4, 2), _f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]),
+     _k(1)),                                                                           # k == 1
+    (_coded(2, 3, 1), _f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), _k(3)),                 # D == 1, k == N
 ]
-
-_FORGOT_EXPAND_EN = ("an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing "
-                     "else, with no error; expand it over the features first: "
-                     "`idx.unsqueeze(-1).expand(-1, -1, D)`.")
-_FORGOT_EXPAND_ZH = ("形状为 (B, k, 1) 的索引只读到每个选中图像块的第 0 个特征，而且不报错；"
-                     "先把它沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。")
-_DIM2_EN = ("with dim=2 the index picks features within each patch: out[b][j][d] = x[b][j][idx]. "
-            "The indices are patch numbers (the N axis), so gather along dim=1.")
-_DIM2_ZH = ("dim=2 时索引在每个图像块内部选特征：out[b][j][d] = x[b][j][idx]。"
-            "索引是图像块的编号（N 那一维），应沿 dim=1 做 gather。")
-
 
 # --------------------------------------------------------------------------------------------
 # 1. the top-k patches, in score order
@@ -90,33 +87,18 @@ def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: torch.Tensor) -> tor
 
 TOP_K_PATCHES = Exercise(
     name="ch4.top_k_patches",
-    title_en="Select the top-k patches",
-    title_zh="选出得分最高的 k 个图像块",
     args=("x", "scores", "k"),
     reference=top_k_patches,
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=401,
     mistakes=[
-        Mistake("forgot_expand",
-                lambda x, s, k: x.gather(1, s.topk(int(k), dim=1).indices.unsqueeze(-1)),
-                _FORGOT_EXPAND_EN, _FORGOT_EXPAND_ZH),
-        Mistake("gather_dim2",
-                lambda x, s, k: x.gather(2, _expanded(s.topk(int(k), dim=1).indices, x.shape[2])),
-                _DIM2_EN, _DIM2_ZH),
-        Mistake("smallest",
-                lambda x, s, k: x.gather(1, _expanded(s.topk(int(k), dim=1, largest=False).indices,
-                                                      x.shape[2])),
-                "you kept the k lowest scores: `topk` keeps the largest by default "
-                "(`largest=False` and an ascending `argsort` give the smallest).",
-                "你保留的是得分最低的 k 个：`topk` 默认取最大的"
-                "（`largest=False` 或升序的 `argsort` 取的是最小的）。"),
+        Mistake("forgot_expand", lambda x, s, k: x.gather(1, _top(s, k).unsqueeze(-1))),
+        Mistake("gather_dim2", lambda x, s, k: x.gather(2, _expanded(_top(s, k), x.shape[2]))),
+        Mistake("smallest", lambda x, s, k: x.gather(1, _expanded(_top(s, k, largest=False),
+                                                      x.shape[2]))),
         Mistake("topk_dim0",
-                lambda x, s, k: x.gather(1, _expanded(s.topk(int(k), dim=0).indices.T, x.shape[2])),
-                "`topk(k, dim=0)` ranks the images against each other, patch by patch; each image "
-                "ranks its own patches: `scores.topk(k, dim=1)`.",
-                "`topk(k, dim=0)` 是在每个图像块位置上比较不同图像；每张图像应给自己的图像块排序："
-                "`scores.topk(k, dim=1)`。"),
+                lambda x, s, k: x.gather(1, _expanded(s.topk(int(k), dim=0).indices.T, x.shape[2]))),
     ],
 )
 
@@ -137,37 +119,19 @@ def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: torch.Tensor)
 
 TOP_K_IN_IMAGE_ORDER = Exercise(
     name="ch4.top_k_in_image_order",
-    title_en="Keep the image order",
-    title_zh="保持图像中的顺序",
     args=("x", "scores", "k"),
     reference=top_k_in_image_order,
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=402,
     mistakes=[
-        Mistake("score_order",
-                top_k_patches,
-                "these are the right patches in score order, as `topk` returns them; sort the "
-                "indices before the gather: `idx.sort(dim=1).values`.",
-                "图像块选对了，但顺序是 `topk` 返回的得分顺序；gather 之前先把索引排序："
-                "`idx.sort(dim=1).values`。"),
+        Mistake("score_order", top_k_patches),
         Mistake("forgot_expand",
-                lambda x, s, k: x.gather(1, s.topk(int(k), dim=1).indices.sort(dim=1).values.unsqueeze(-1)),
-                _FORGOT_EXPAND_EN, _FORGOT_EXPAND_ZH),
-        Mistake("sorted_descending",
-                lambda x, s, k: x.gather(1, _expanded(
-                    s.topk(int(k), dim=1).indices.sort(dim=1, descending=True).values, x.shape[2])),
-                "the patches come out last first: image order is ascending patch numbers, "
-                "`idx.sort(dim=1).values` (the default, not `descending=True`).",
-                "图像块的顺序是倒过来的：图像顺序是图像块编号升序，"
-                "即 `idx.sort(dim=1).values`（默认升序，不要 `descending=True`）。"),
-        Mistake("sort_dim0",
-                lambda x, s, k: x.gather(1, _expanded(
-                    s.topk(int(k), dim=1).indices.sort(dim=0).values, x.shape[2])),
-                "`sort(dim=0)` sorts each column across images and mixes their indices; "
-                "sort each image's row: `idx.sort(dim=1)`.",
-                "`sort(dim=0)` 是跨图像对每一列排序，会把不同图像的索引混在一起；"
-                "应对每张图像自己的一行排序：`idx.sort(dim=1)`。"),
+                lambda x, s, k: x.gather(1, _top(s, k).sort(dim=1).values.unsqueeze(-1))),
+        Mistake("sorted_descending", lambda x, s, k: x.gather(1, _expanded(
+            _top(s, k).sort(dim=1, descending=True).values, x.shape[2]))),
+        Mistake("sort_dim0", lambda x, s, k: x.gather(1, _expanded(
+            _top(s, k).sort(dim=0).values, x.shape[2]))),
     ],
 )
 
@@ -210,44 +174,24 @@ def _random_mask_case(g: torch.Generator):
 
 MASK_AND_RESTORE = Exercise(
     name="ch4.mask_and_restore",
-    title_en="Random masking with restore",
-    title_zh="随机掩码与还原",
     args=("x", "noise", "keep"),
     reference=mask_and_restore,
     edge_cases=[
-        (_coded(2, 5, 2), _t([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]], torch.float32), _k(2)),
-        (_coded(1, 4, 3), _t([[0.3, 0.1, 0.0, 0.2]], torch.float32), _k(2)),              # B == 1
-        (_coded(3, 4, 1), _t([[0.2, 0.0, 0.3, 0.1], [0.1, 0.3, 0.2, 0.0],
-                              [0.0, 0.2, 0.1, 0.3]], torch.float32), _k(4)),               # keep == N
-        (_coded(2, 3, 2), _t([[0.2, 0.0, 0.1], [0.0, 0.1, 0.2]], torch.float32), _k(1)),   # keep == 1
+        (_coded(2, 5, 2), _f([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]]), _k(2)),
+        (_coded(1, 4, 3), _f([[0.3, 0.1, 0.0, 0.2]]), _k(2)),              # B == 1
+        (_coded(3, 4, 1), _f([[0.2, 0.0, 0.3, 0.1], [0.1, 0.3, 0.2, 0.0],
+                              [0.0, 0.2, 0.1, 0.3]]), _k(4)),               # keep == N
+        (_coded(2, 3, 2), _f([[0.2, 0.0, 0.1], [0.0, 0.1, 0.2]]), _k(1)),   # keep == 1
     ],
     random_case=_random_mask_case,
     seed=403,
     mistakes=[
         Mistake("restore_with_perm",
-                _masked_then(lambda full, ids, D: full.gather(1, _expanded(ids, D))),
-                "you put the sequence back with the shuffle itself, which shuffles it again; the "
-                "restore needs the inverse permutation, `ids_restore = ids_shuffle.argsort(dim=1)`.",
-                "你用打乱用的置换本身去还原，结果是又打乱了一次；还原需要逆置换 "
-                "`ids_restore = ids_shuffle.argsort(dim=1)`。"),
-        Mistake("no_restore",
-                _masked_then(lambda full, ids, D: full),
-                "the kept patches are still in shuffled order, first; gather them back with "
-                "`ids_restore = ids_shuffle.argsort(dim=1)`, expanded over the features.",
-                "保留的图像块仍然按打乱后的顺序排在最前面；用沿特征维扩展后的 "
-                "`ids_restore = ids_shuffle.argsort(dim=1)` 把它们 gather 回原位。"),
+                _masked_then(lambda full, ids, D: full.gather(1, _expanded(ids, D)))),
+        Mistake("no_restore", _masked_then(lambda full, ids, D: full)),
         Mistake("restore_argsort_dim0",
-                _masked_then(lambda full, ids, D: full.gather(1, _expanded(ids.argsort(dim=0), D))),
-                "`argsort(dim=0)` inverts across images and mixes their permutations; each image "
-                "has its own: `ids_shuffle.argsort(dim=1)`.",
-                "`argsort(dim=0)` 是跨图像求逆，把不同图像的置换混在了一起；每张图像有自己的置换："
-                "`ids_shuffle.argsort(dim=1)`。"),
-        Mistake("kept_largest_noise",
-                lambda x, noise, keep: mask_and_restore(x, -noise, keep),
-                "MAE keeps the patches with the smallest noise (`argsort` is ascending: "
-                "'small is keep, large is remove'); you kept the largest.",
-                "MAE 保留噪声最小的图像块（`argsort` 是升序：噪声小的保留，大的去掉）；"
-                "你保留的是噪声最大的。"),
+                _masked_then(lambda full, ids, D: full.gather(1, _expanded(ids.argsort(dim=0), D)))),
+        Mistake("kept_largest_noise", lambda x, noise, keep: mask_and_restore(x, -noise, keep)),
     ],
 )
 
@@ -279,37 +223,24 @@ def _random_per_image_case(g: torch.Generator):
     return _scores(g, B, N), torch.randint(1, N + 1, (B,), generator=g)
 
 
-_GLOBAL_K_EN = ("every image got the same number of patches; each image b keeps its own k[b]: "
-                "compare each patch's rank with `k.unsqueeze(1)` (shape (B, 1)), or gather each "
-                "row's k[b]-th best score as its threshold.")
-_GLOBAL_K_ZH = ("每张图像都保留了同样多的图像块；图像 b 应保留它自己的 k[b] 个："
-                "把每个图像块的名次与 `k.unsqueeze(1)`（形状 (B, 1)）比较，"
-                "或用 gather 取出每行第 k[b] 高的得分作为阈值。")
-
 KEEP_MASK_PER_IMAGE = Exercise(
     name="ch4.keep_mask_per_image",
-    title_en="A different k per image",
-    title_zh="每张图像各自的 k",
     args=("scores", "k"),
     reference=keep_mask_per_image,
     edge_cases=[
-        (_t([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]], torch.float32), _t([2, 4])),
-        (_t([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]], torch.float32),
+        (_f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), _t([2, 4])),
+        (_f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]),
          _t([1, 3, 2])),
-        (_t([[0.1, 0.4, 0.3]], torch.float32), _t([2])),                                 # B == 1
-        (_t([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]], torch.float32), _t([3, 1])),             # k == N
+        (_f([[0.1, 0.4, 0.3]]), _t([2])),                                 # B == 1
+        (_f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), _t([3, 1])),             # k == N
     ],
     random_case=_random_per_image_case,
     seed=404,
     mistakes=[
-        Mistake("one_global_k_max", _one_k(lambda k: int(k.max())), _GLOBAL_K_EN, _GLOBAL_K_ZH),
-        Mistake("one_global_k_first", _one_k(lambda k: int(k[0])), _GLOBAL_K_EN, _GLOBAL_K_ZH),
+        Mistake("one_global_k_max", _one_k(lambda k: int(k.max()))),
+        Mistake("one_global_k_first", _one_k(lambda k: int(k[0]))),
         Mistake("ranks_ascending",
-                lambda scores, k: scores.argsort(dim=1).argsort(dim=1) < k.unsqueeze(1),
-                "you kept the k[b] lowest scores: rank by decreasing score, "
-                "`scores.argsort(dim=1, descending=True).argsort(dim=1)`.",
-                "你保留的是得分最低的 k[b] 个：应按得分从高到低排名，"
-                "即 `scores.argsort(dim=1, descending=True).argsort(dim=1)`。"),
+                lambda scores, k: scores.argsort(dim=1).argsort(dim=1) < k.unsqueeze(1)),
     ],
 )
 
@@ -368,8 +299,6 @@ def _fixed_evit_case(B: int, N: int, D: int, H: int, k: int, seed: int):
 
 KEEP_BY_CLS_ATTENTION = Exercise(
     name="ch4.keep_by_cls_attention",
-    title_en="Pick by class-token attention",
-    title_zh="按类别词元的注意力挑选",
     args=("x", "attn", "k"),
     reference=keep_by_cls_attention,
     edge_cases=[
@@ -383,32 +312,147 @@ KEEP_BY_CLS_ATTENTION = Exercise(
     atol=1e-6,
     mistakes=[
         Mistake("index_includes_cls",
-                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=False),
-                "the indices count the patch tokens from 0 but you gathered from the whole "
-                "sequence, where token 0 is the class token: every pick is one token too early. "
-                "Gather from `x[:, 1:]` (or add 1 to the indices).",
-                "索引从 0 开始数的是图像块词元，你却在整个序列上 gather，而序列的第 0 个词元是类别词元："
-                "每个选择都早了一个词元。应在 `x[:, 1:]` 上 gather（或者把索引加 1）。"),
-        Mistake("attention_to_cls",
-                _with_cls_attn(lambda a: a[:, :, 1:, 0].mean(dim=1)),
-                "`attn[:, :, 1:, 0]` is how much each patch attends to the class token (a column); "
-                "EViT uses what the class token attends to, its row: `attn[:, :, 0, 1:]`.",
-                "`attn[:, :, 1:, 0]` 是每个图像块对类别词元的注意力（一列）；"
-                "EViT 用的是类别词元对各图像块的注意力，即它的那一行：`attn[:, :, 0, 1:]`。"),
-        Mistake("first_head_only",
-                _with_cls_attn(lambda a: a[:, 0, 0, 1:]),
-                "you used head 0 only; EViT averages the class token's attention over the heads: "
-                "`attn[:, :, 0, 1:].mean(dim=1)`.",
-                "你只用了第 0 个注意力头；EViT 对所有头的类别词元注意力取平均："
-                "`attn[:, :, 0, 1:].mean(dim=1)`。"),
+                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=False)),
+        Mistake("attention_to_cls", _with_cls_attn(lambda a: a[:, :, 1:, 0].mean(dim=1))),
+        Mistake("first_head_only", _with_cls_attn(lambda a: a[:, 0, 0, 1:])),
         Mistake("dropped_cls",
-                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), keep_cls=False),
-                "the class token is missing: put it first, "
-                "`torch.cat([x[:, :1], kept], dim=1)`.",
-                "结果里缺了类别词元：把它放在最前面，`torch.cat([x[:, :1], kept], dim=1)`。"),
+                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), keep_cls=False)),
     ],
 )
 
 
 EXERCISES = [TOP_K_PATCHES, TOP_K_IN_IMAGE_ORDER, MASK_AND_RESTORE, KEEP_MASK_PER_IMAGE,
              KEEP_BY_CLS_ATTENTION]
+
+
+# --------------------------------------------------------------------------------------------
+# the words: per language, per exercise, its "title" and one hint per mistake key
+
+_FORGOT_EXPAND = {
+    "en": ("an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, "
+           "with no error; expand it over the features first: "
+           "`idx.unsqueeze(-1).expand(-1, -1, D)`."),
+    "zh": ("形状为 (B, k, 1) 的索引只读到每个选中图像块的第 0 个特征，而且不报错；"
+           "先把它沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。"),
+}
+_GLOBAL_K = {
+    "en": ("every image got the same number of patches; each image b keeps its own k[b]: compare "
+           "each patch's rank with `k.unsqueeze(1)` (shape (B, 1)), or gather each row's k[b]-th "
+           "best score as its threshold."),
+    "zh": ("每张图像都保留了同样多的图像块；图像 b 应保留它自己的 k[b] 个：把每个图像块的名次与 "
+           "`k.unsqueeze(1)`（形状 (B, 1)）比较，或用 gather 取出每行第 k[b] 高的得分作为阈值。"),
+}
+
+MESSAGES = {
+    "en": {
+        "top_k_patches": {
+            "title": "Select the top-k patches",
+            "forgot_expand": _FORGOT_EXPAND["en"],
+            "gather_dim2": ("with dim=2 the index picks features within each patch: "
+                            "out[b][j][d] = x[b][j][idx]. The indices are patch numbers (the N "
+                            "axis), so gather along dim=1."),
+            "smallest": ("you kept the k lowest scores: `topk` keeps the largest by default "
+                         "(`largest=False` and an ascending `argsort` give the smallest)."),
+            "topk_dim0": ("`topk(k, dim=0)` ranks the images against each other, patch by patch; "
+                          "each image ranks its own patches: `scores.topk(k, dim=1)`."),
+        },
+        "top_k_in_image_order": {
+            "title": "Keep the image order",
+            "score_order": ("these are the right patches in score order, as `topk` returns them; "
+                            "sort the indices before the gather: `idx.sort(dim=1).values`."),
+            "forgot_expand": _FORGOT_EXPAND["en"],
+            "sorted_descending": ("the patches come out last first: image order is ascending patch "
+                                  "numbers, `idx.sort(dim=1).values` (the default, not "
+                                  "`descending=True`)."),
+            "sort_dim0": ("`sort(dim=0)` sorts each column across images and mixes their indices; "
+                          "sort each image's row: `idx.sort(dim=1)`."),
+        },
+        "mask_and_restore": {
+            "title": "Random masking with restore",
+            "restore_with_perm": ("you put the sequence back with the shuffle itself, which "
+                                  "shuffles it again; the restore needs the inverse permutation, "
+                                  "`ids_restore = ids_shuffle.argsort(dim=1)`."),
+            "no_restore": ("the kept patches are still in shuffled order, first; gather them back "
+                           "with `ids_restore = ids_shuffle.argsort(dim=1)`, expanded over the "
+                           "features."),
+            "restore_argsort_dim0": ("`argsort(dim=0)` inverts across images and mixes their "
+                                     "permutations; each image has its own: "
+                                     "`ids_shuffle.argsort(dim=1)`."),
+            "kept_largest_noise": ("MAE keeps the patches with the smallest noise (`argsort` is "
+                                   "ascending: 'small is keep, large is remove'); you kept the "
+                                   "largest."),
+        },
+        "keep_mask_per_image": {
+            "title": "A different k per image",
+            "one_global_k_max": _GLOBAL_K["en"],
+            "one_global_k_first": _GLOBAL_K["en"],
+            "ranks_ascending": ("you kept the k[b] lowest scores: rank by decreasing score, "
+                                "`scores.argsort(dim=1, descending=True).argsort(dim=1)`."),
+        },
+        "keep_by_cls_attention": {
+            "title": "Pick by class-token attention",
+            "index_includes_cls": ("the indices count the patch tokens from 0 but you gathered "
+                                   "from the whole sequence, where token 0 is the class token: "
+                                   "every pick is one token too early. Gather from `x[:, 1:]` (or "
+                                   "add 1 to the indices)."),
+            "attention_to_cls": ("`attn[:, :, 1:, 0]` is how much each patch attends to the class "
+                                 "token (a column); EViT uses what the class token attends to, "
+                                 "its row: `attn[:, :, 0, 1:]`."),
+            "first_head_only": ("you used head 0 only; EViT averages the class token's attention "
+                                "over the heads: `attn[:, :, 0, 1:].mean(dim=1)`."),
+            "dropped_cls": ("the class token is missing: put it first, "
+                            "`torch.cat([x[:, :1], kept], dim=1)`."),
+        },
+    },
+    "zh": {
+        "top_k_patches": {
+            "title": "选出得分最高的 k 个图像块",
+            "forgot_expand": _FORGOT_EXPAND["zh"],
+            "gather_dim2": ("dim=2 时索引在每个图像块内部选特征：out[b][j][d] = x[b][j][idx]。"
+                            "索引是图像块的编号（N 那一维），应沿 dim=1 做 gather。"),
+            "smallest": ("你保留的是得分最低的 k 个：`topk` 默认取最大的"
+                         "（`largest=False` 或升序的 `argsort` 取的是最小的）。"),
+            "topk_dim0": ("`topk(k, dim=0)` 是在每个图像块位置上比较不同图像；"
+                          "每张图像应给自己的图像块排序：`scores.topk(k, dim=1)`。"),
+        },
+        "top_k_in_image_order": {
+            "title": "保持图像中的顺序",
+            "score_order": ("图像块选对了，但顺序是 `topk` 返回的得分顺序；gather 之前先把索引排序："
+                            "`idx.sort(dim=1).values`。"),
+            "forgot_expand": _FORGOT_EXPAND["zh"],
+            "sorted_descending": ("图像块的顺序是倒过来的：图像顺序是图像块编号升序，"
+                                  "即 `idx.sort(dim=1).values`（默认升序，不要 `descending=True`）。"),
+            "sort_dim0": ("`sort(dim=0)` 是跨图像对每一列排序，会把不同图像的索引混在一起；"
+                          "应对每张图像自己的一行排序：`idx.sort(dim=1)`。"),
+        },
+        "mask_and_restore": {
+            "title": "随机掩码与还原",
+            "restore_with_perm": ("你用打乱用的置换本身去还原，结果是又打乱了一次；还原需要逆置换 "
+                                  "`ids_restore = ids_shuffle.argsort(dim=1)`。"),
+            "no_restore": ("保留的图像块仍然按打乱后的顺序排在最前面；用沿特征维扩展后的 "
+                           "`ids_restore = ids_shuffle.argsort(dim=1)` 把它们 gather 回原位。"),
+            "restore_argsort_dim0": ("`argsort(dim=0)` 是跨图像求逆，把不同图像的置换混在了一起；"
+                                     "每张图像有自己的置换：`ids_shuffle.argsort(dim=1)`。"),
+            "kept_largest_noise": ("MAE 保留噪声最小的图像块（`argsort` 是升序：噪声小的保留，大的去掉）；"
+                                   "你保留的是噪声最大的。"),
+        },
+        "keep_mask_per_image": {
+            "title": "每张图像各自的 k",
+            "one_global_k_max": _GLOBAL_K["zh"],
+            "one_global_k_first": _GLOBAL_K["zh"],
+            "ranks_ascending": ("你保留的是得分最低的 k[b] 个：应按得分从高到低排名，"
+                                "即 `scores.argsort(dim=1, descending=True).argsort(dim=1)`。"),
+        },
+        "keep_by_cls_attention": {
+            "title": "按类别词元的注意力挑选",
+            "index_includes_cls": ("索引从 0 开始数的是图像块词元，你却在整个序列上 gather，"
+                                   "而序列的第 0 个词元是类别词元：每个选择都早了一个词元。"
+                                   "应在 `x[:, 1:]` 上 gather（或者把索引加 1）。"),
+            "attention_to_cls": ("`attn[:, :, 1:, 0]` 是每个图像块对类别词元的注意力（一列）；"
+                                 "EViT 用的是类别词元对各图像块的注意力，即它的那一行：`attn[:, :, 0, 1:]`。"),
+            "first_head_only": ("你只用了第 0 个注意力头；EViT 对所有头的类别词元注意力取平均："
+                                "`attn[:, :, 0, 1:].mean(dim=1)`。"),
+            "dropped_cls": "结果里缺了类别词元：把它放在最前面，`torch.cat([x[:, :1], kept], dim=1)`。",
+        },
+    },
+}
