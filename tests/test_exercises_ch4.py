@@ -15,9 +15,9 @@ from gatherbook.exercises.ch4 import MESSAGES  # noqa: E402
 CH4 = [n for n in names() if n.startswith("ch4.")]
 
 
-def test_chapter_4_has_the_five_exercises_of_the_issue():
+def test_chapter_4_has_the_five_exercises_of_the_issue_and_the_fused_token():
     assert CH4 == ["ch4.top_k_patches", "ch4.top_k_in_image_order", "ch4.mask_and_restore",
-                   "ch4.keep_mask_per_image", "ch4.keep_by_cls_attention"]
+                   "ch4.keep_mask_per_image", "ch4.keep_by_cls_attention", "ch4.fuse_dropped"]
 
 
 # The wrong answers issue 12 asks to plant, and the others each exercise names.
@@ -41,6 +41,10 @@ PLANTED = [
     ("ch4.keep_by_cls_attention", "attention_to_cls"),
     ("ch4.keep_by_cls_attention", "first_head_only"),
     ("ch4.keep_by_cls_attention", "dropped_cls"),
+    ("ch4.fuse_dropped", "fused_all"),
+    ("ch4.fuse_dropped", "fused_kept"),
+    ("ch4.fuse_dropped", "plain_mean"),
+    ("ch4.fuse_dropped", "renormalised"),
 ]
 
 
@@ -206,12 +210,36 @@ CLS_ATTENTION = {
 }
 
 
+def _fuse_loop(x, a, k):
+    out = torch.zeros(x.shape[0], 1, x.shape[2])
+    for b in range(x.shape[0]):
+        kept = set(a[b].topk(int(k)).indices.tolist())
+        for n in range(x.shape[1]):
+            if n not in kept:
+                out[b, 0] += a[b, n] * x[b, n]
+    return out
+
+
+FUSE = {
+    "mask and matmul": lambda x, a, k: (a * (a.argsort(1, descending=True).argsort(1) >= k)
+                                        ).unsqueeze(1) @ x,
+    "loop": _fuse_loop,
+    "total minus kept": lambda x, a, k: (a[..., None] * x).sum(1, keepdim=True) - (
+        a.topk(int(k), dim=1).values[..., None]
+        * _rows(x, a.topk(int(k), dim=1).indices)).sum(1, keepdim=True),
+    "einsum over a threshold": lambda x, a, k: torch.einsum(
+        "bn,bnd->bd", a * (a < a.sort(1, descending=True).values[:, int(k) - 1:int(k)]), x
+    ).unsqueeze(1),
+}
+
+
 @pytest.mark.parametrize("name,label,answer", [
     *[("ch4.top_k_patches", k, f) for k, f in TOP_K.items()],
     *[("ch4.top_k_in_image_order", k, f) for k, f in IMAGE_ORDER.items()],
     *[("ch4.mask_and_restore", k, f) for k, f in MASKING.items()],
     *[("ch4.keep_mask_per_image", k, f) for k, f in PER_IMAGE.items()],
     *[("ch4.keep_by_cls_attention", k, f) for k, f in CLS_ATTENTION.items()],
+    *[("ch4.fuse_dropped", k, f) for k, f in FUSE.items()],
 ])
 def test_right_answers_written_other_ways_pass(name, label, answer):
     r = run_check(name, answer, lang="en")

@@ -321,8 +321,75 @@ KEEP_BY_CLS_ATTENTION = Exercise(
 )
 
 
+# --------------------------------------------------------------------------------------------
+# 6. EViT: fuse the dropped tokens into one
+
+def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """EViT's fused token: the tokens outside the top k, summed with their attention as weights.
+
+    x: (B, N, D) float patch tokens; cls_attn: (B, N) float, the class token's attention to
+    each, all different within a row; k: 0-dim int64 tensor, 1 <= k <= N. Returns (B, 1, D):
+    ``sum(cls_attn[b, n] * x[b, n])`` over the tokens n that are not among the k with the
+    highest attention (EViT does not renormalise the weights; k == N gives zeros).
+    """
+    idx = cls_attn.topk(int(k), dim=1).indices
+    dropped = torch.ones_like(cls_attn, dtype=torch.bool).scatter(1, idx, False)
+    weights = torch.where(dropped, cls_attn, torch.zeros_like(cls_attn))
+    return (x * weights.unsqueeze(-1)).sum(dim=1, keepdim=True)
+
+
+def _fused_with(weights_of):
+    """fuse_dropped with other weights (for the mistakes): ``weights_of(cls_attn, dropped)``."""
+    def answer(x, cls_attn, k):
+        idx = cls_attn.topk(int(k), dim=1).indices
+        dropped = torch.ones_like(cls_attn, dtype=torch.bool).scatter(1, idx, False)
+        return (x * weights_of(cls_attn, dropped).unsqueeze(-1)).sum(dim=1, keepdim=True)
+    return answer
+
+
+def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
+    """(B, N) positive weights, all different within a row, each row summing to 1."""
+    w = torch.stack([torch.randperm(N, generator=g) + 1 for _ in range(B)]).float()
+    return w / w.sum(dim=1, keepdim=True)
+
+
+def _random_fuse_case(g: torch.Generator):
+    B, N = _distinct(g, 1, 7)
+    D = _int(g, 1, 5)
+    return _patches(g, B, N, D), _attn_weights(g, B, N), _k(_int(g, 1, N))
+
+
+def _fixed_fuse_case(B: int, N: int, D: int, k: int, seed: int):
+    return _coded(B, N, D), _attn_weights(torch.Generator().manual_seed(seed), B, N), _k(k)
+
+
+FUSE_DROPPED = Exercise(
+    name="ch4.fuse_dropped",
+    args=("x", "cls_attn", "k"),
+    reference=fuse_dropped,
+    edge_cases=[
+        _fixed_fuse_case(2, 5, 3, 2, seed=1),
+        _fixed_fuse_case(1, 4, 2, 1, seed=2),    # B == 1, k == 1
+        _fixed_fuse_case(3, 4, 1, 3, seed=3),    # D == 1, one token dropped
+        _fixed_fuse_case(2, 3, 2, 3, seed=4),    # k == N: nothing dropped, zeros
+    ],
+    random_case=_random_fuse_case,
+    seed=406,
+    atol=1e-5,
+    mistakes=[
+        Mistake("fused_all", _fused_with(lambda w, dropped: w)),
+        Mistake("fused_kept", _fused_with(lambda w, dropped: torch.where(dropped, 0.0, w))),
+        Mistake("plain_mean", _fused_with(
+            lambda w, dropped: dropped.float() / dropped.float().sum(dim=1, keepdim=True))),
+        Mistake("renormalised", _fused_with(
+            lambda w, dropped: torch.where(dropped, w, 0.0)
+            / torch.where(dropped, w, 0.0).sum(dim=1, keepdim=True))),
+    ],
+)
+
+
 EXERCISES = [TOP_K_PATCHES, TOP_K_IN_IMAGE_ORDER, MASK_AND_RESTORE, KEEP_MASK_PER_IMAGE,
-             KEEP_BY_CLS_ATTENTION]
+             KEEP_BY_CLS_ATTENTION, FUSE_DROPPED]
 
 
 # --------------------------------------------------------------------------------------------
@@ -403,6 +470,18 @@ MESSAGES = {
             "dropped_cls": ("the class token is missing: put it first, "
                             "`torch.cat([x[:, :1], kept], dim=1)`."),
         },
+        "fuse_dropped": {
+            "title": "Fuse the dropped tokens",
+            "fused_all": ("you summed every token; the fused token holds only the dropped ones "
+                          "(not among the k with the highest attention): zero the kept tokens' "
+                          "weights, or gather the dropped tokens and their weights."),
+            "fused_kept": ("you fused the kept tokens; the fused token stands for the dropped "
+                           "ones, those outside `cls_attn.topk(k, dim=1).indices`."),
+            "plain_mean": ("a plain mean gives every dropped token the same weight; EViT weighs "
+                           "each by the class token's attention to it."),
+            "renormalised": ("EViT does not divide by the sum of the dropped tokens' weights: the "
+                             "fused token is their attention-weighted sum, not their average."),
+        },
     },
     "zh": {
         "top_k_patches": {
@@ -453,6 +532,16 @@ MESSAGES = {
             "first_head_only": ("你只用了第 0 个注意力头；EViT 对所有头的类别词元注意力取平均："
                                 "`attn[:, :, 0, 1:].mean(dim=1)`。"),
             "dropped_cls": "结果里缺了类别词元：把它放在最前面，`torch.cat([x[:, :1], kept], dim=1)`。",
+        },
+        "fuse_dropped": {
+            "title": "融合被剪掉的词元",
+            "fused_all": ("你把所有词元都加了进去；融合词元只包含被剪掉的词元（不在注意力最高的 k 个之中）："
+                          "把保留词元的权重置零，或者用 gather 取出被剪掉的词元及其权重。"),
+            "fused_kept": ("你融合的是保留下来的词元；融合词元代表的是被剪掉的那些，"
+                           "即不在 `cls_attn.topk(k, dim=1).indices` 中的词元。"),
+            "plain_mean": "简单平均给每个被剪掉的词元相同的权重；EViT 按类别词元对它的注意力加权。",
+            "renormalised": ("EViT 不除以被剪掉词元的权重之和：融合词元是按注意力加权的和，"
+                             "而不是加权平均。"),
         },
     },
 }
