@@ -51,4 +51,4 @@ determinism: $(STAMP)
 	done
 
 clean:
-	rm -rf _build book/_generated
+	rm -rf _build

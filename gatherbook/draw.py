@@ -145,7 +145,9 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
     except TypeError:
         raise TypeError(f"dim must be an int, got {type(dim).__name__} {dim!r}.") from None
 
-    if index.dtype not in (torch.int64, torch.int32):
+    # torch checks none of the rules below for an index with no elements (only dim's range)
+    empty = index.numel() == 0
+    if index.dtype not in (torch.int64, torch.int32) and not empty:
         hint = (
             " A bool mask is not an index: to take the True positions use input[mask] or mask.nonzero()."
             if index.dtype == torch.bool else ""
@@ -156,7 +158,7 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
         )
     ishape, xshape = _shape(index), _shape(input)
     # torch treats a 0-d tensor like a 1-d tensor of one element here
-    if max(index.ndim, 1) != max(input.ndim, 1):
+    if max(index.ndim, 1) != max(input.ndim, 1) and not empty:
         raise ValueError(
             f"index has {index.ndim} dimension(s), shape {ishape}, but input has {input.ndim}, shape {xshape}; "
             "gather needs the same number of dimensions in both. Add the missing ones with "
@@ -170,7 +172,7 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
         )
     given, dim = dim, dim % n
     dim_text = f"dim={given}" if given == dim else f"dim={given} (= dim {dim})"
-    if index.numel() > 0:  # torch skips the size check for an empty index
+    if not empty:
         for d in range(index.ndim):
             if d != dim and ishape[d] > xshape[d]:
                 raise ValueError(
@@ -513,7 +515,10 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
         _require_label("title", title)
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)
-    input_ids, index_ids = _link_ids(_shape(input), d, i_cpu)
+    if i_cpu.numel():
+        input_ids, index_ids = _link_ids(_shape(input), d, i_cpu)
+    else:  # nothing is read (and an empty index may even differ from input in ndim)
+        input_ids, index_ids = np.full(_shape(input), _UNSELECTED), np.zeros(_shape(i_cpu), dtype=np.int64)
     # more input cells read than colours: colours repeat, so every linked cell gets its number
     tagged = int(input_ids.max(initial=-1)) >= len(_PALETTE)
 

@@ -22,18 +22,23 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-# one look for every picture of the book: the font and inks of gatherbook.draw
-from gatherbook.draw import _EDGE, _FONT, _INK, _MUTED
-from gatherbook.draw import _MARK as _RED
+# one look for every picture of the book: gatherbook.style's font, inks and colour map
+from gatherbook.style import EDGE as _EDGE
+from gatherbook.style import FONT as _FONT
+from gatherbook.style import INK as _INK
+from gatherbook.style import MARK as _RED
+from gatherbook.style import MUTED as _MUTED
+from gatherbook.style import SEQUENTIAL, contrast_ratio, styled
 
-__all__ = ["contrast_ratio", "draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_peaks", "draw_errors"]
+
+__all__ = ["draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_peaks", "draw_errors"]
 
 _GREY = "#e6e6e6"
 _BLUE = "#9ecae1"
 _ORANGE = "#fdae6b"
 _MAX_TITLE = 80
 # readable with red-green colour blindness, dark blue (unlikely) to yellow (likely)
-CHAR_CMAP = "cividis"
+CHAR_CMAP = SEQUENTIAL
 
 
 def _check_text(name: str, text: object, fn: str, max_len: int) -> str:
@@ -89,21 +94,9 @@ def _figure(width: float, height: float) -> Figure:
     return plt.figure(figsize=(width, height), facecolor="white")
 
 
-def _luminance(colour) -> float:
-    """WCAG 2 relative luminance of a matplotlib colour (0 for black, 1 for white)."""
-    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-           for c in matplotlib.colors.to_rgb(colour)]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-
-def contrast_ratio(a, b) -> float:
-    """WCAG 2 contrast ratio of two matplotlib colours, from 1 (same) to 21 (black on white)."""
-    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
-
-
 def _ink_on(face) -> str:
-    """The text colour, white or black, that contrasts more with ``face`` (at least 4.5:1 on cividis)."""
+    """White or black, whichever contrasts more with ``face``: at least 4.5:1 on all of cividis
+    (the book's dark ink, #222222, falls to 4:1 on cividis's middle grey)."""
     return max(("white", "black"), key=lambda ink: contrast_ratio(ink, face))
 
 
@@ -113,6 +106,7 @@ def _box(ax, x: float, y: float, text: str, face, *, edge=_EDGE, color=_INK, siz
         ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=size, family=_FONT, color=color)
 
 
+@styled
 def draw_shift(text: str, *, title: str | None = None) -> Figure:
     """The next-token shift on one sequence ``text`` (at most 24 characters).
 
@@ -153,6 +147,7 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     return fig
 
 
+@styled
 def draw_char_logprobs(
     rows: Mapping[str, tuple[str, torch.Tensor]],
     *,
@@ -214,6 +209,7 @@ def draw_char_logprobs(
     return fig
 
 
+@styled
 def draw_token_mask(
     tokens: Sequence[str],
     state: torch.Tensor,
@@ -276,6 +272,7 @@ def draw_token_mask(
     return fig
 
 
+@styled
 def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
                reference_label: str = "logits", xlabel: str = "peak_memory (MB)",
                title: str | None = None) -> Figure:
@@ -321,6 +318,7 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
     return fig
 
 
+@styled
 def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xlabel: str,
                 ylabel: str = "max |err|", title: str | None = None) -> Figure:
     """Lines of errors (log scale) against ``x``; ``errors`` maps a label to one value per ``x``.

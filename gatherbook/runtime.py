@@ -18,32 +18,31 @@ from pathlib import Path
 
 import torch
 
+from gatherbook.editions import CODES as LANGUAGES, edition
+
 LANG_ENV = "GATHERBOOK_LANG"
 DEVICE_ENV = "GATHERBOOK_DEVICE"
-LANGUAGES = ("en", "zh")
 _DEVICES = ("cpu", "cuda")
 
 _language: str | None = None  # set by setup() / set_language()
 
 
 def _checked_language(lang: object, where: str) -> str:
-    if lang not in LANGUAGES:
-        raise ValueError(f"{where}={lang!r} is not a language of this book; "
-                         f"expected one of {', '.join(LANGUAGES)}.")
-    return str(lang)
+    return edition(lang, where).code
 
 
 def set_language(lang: str | None) -> None:
-    """Make ``lang`` (``"en"`` or ``"zh"``) the language of feedback; ``None`` forgets it."""
+    """Make ``lang`` (an edition's code, :data:`LANGUAGES`) the language of feedback; ``None`` forgets it."""
     global _language
     _language = None if lang is None else _checked_language(lang, "lang")
 
 
 def language() -> str:
-    """``"en"`` or ``"zh"``: set by :func:`setup`, else ``GATHERBOOK_LANG``, else the folder's name.
+    """The language: set by :func:`setup`, else ``GATHERBOOK_LANG``, else the working folder's name
+    when it is an edition's code (``notebooks/zh``), else the first edition's.
 
     Raises:
-        ValueError: ``GATHERBOOK_LANG`` is set to something other than ``en`` or ``zh``.
+        ValueError: ``GATHERBOOK_LANG`` is set to something that is not a language of the book.
     """
     if _language is not None:
         return _language
@@ -52,7 +51,8 @@ def language() -> str:
         if wanted.lower() not in LANGUAGES:
             _checked_language(os.environ[LANG_ENV], LANG_ENV)
         return wanted.lower()
-    return "zh" if Path.cwd().name == "zh" else "en"
+    folder = Path.cwd().name
+    return folder if folder in LANGUAGES else LANGUAGES[0]
 
 
 def resolve(lang: str | None = None) -> str:
@@ -92,7 +92,7 @@ def device() -> torch.device:
 
 
 def setup(lang: str) -> torch.device:
-    """A notebook's setup: set its language (``"en"`` or ``"zh"``) and return its device.
+    """A notebook's setup: set its language (``"en"``, ``"zh"`` ...) and return its device.
 
     Raises:
         ValueError: ``lang`` is not a language of the book, or ``GATHERBOOK_DEVICE`` is invalid.

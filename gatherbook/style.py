@@ -130,6 +130,24 @@ RC = {
 _F = TypeVar("_F", bound=Callable)
 
 
+_backend_loaded = False
+
+
+def _load_backend_once() -> None:
+    """Load pyplot's backend outside any ``rc_context``, once.
+
+    IPython's inline backend switches interactive mode on when it is first loaded. Loaded inside
+    the ``rc_context`` of :func:`styled`, that switch is undone when the context closes, and from
+    then on the notebook shows no new figure.
+    """
+    global _backend_loaded
+    if not _backend_loaded:
+        import matplotlib.pyplot as plt
+
+        plt.switch_backend(plt.get_backend())
+        _backend_loaded = True
+
+
 def styled(draw: _F) -> _F:
     """Decorator: run a drawing function under :data:`RC` (the caller's rcParams stay as they were).
 
@@ -138,6 +156,7 @@ def styled(draw: _F) -> _F:
     """
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
+        _load_backend_once()
         with matplotlib.rc_context(RC):
             return draw(*args, **kwargs)
 

@@ -6,7 +6,6 @@ Adventures in Wonderland* (1865, public domain).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -63,20 +62,6 @@ class CharVocab:
                 f"({len(self)} characters from the training text)."
             )
         return torch.tensor([self._index[c] for c in text], dtype=torch.long)
-
-    def decode(self, ids: torch.Tensor) -> str:
-        """The string of a 1-D tensor (or list) of ids, each in ``[0, len(self))``."""
-        values = ids.tolist() if isinstance(ids, torch.Tensor) else ids
-        if isinstance(ids, torch.Tensor) and (ids.dim() != 1 or ids.is_floating_point() or ids.is_complex()):
-            raise ValueError(f"CharVocab.decode: ids must be a 1-d integer tensor; got shape {tuple(ids.shape)}, "
-                             f"dtype {ids.dtype}.")
-        if isinstance(values, str) or not isinstance(values, Sequence):
-            raise TypeError(f"CharVocab.decode: ids must be a 1-d tensor or a list of ints; got {type(ids).__name__}.")
-        for k, i in enumerate(values):
-            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self):
-                raise ValueError(f"CharVocab.decode: ids[{k}] is {i!r}; ids must be ints in [0, {len(self)}) "
-                                 f"for this vocabulary of {len(self)} characters.")
-        return "".join(self.chars[i] for i in values)
 
 
 class TinyLM(nn.Module):

@@ -33,5 +33,12 @@ def test_chinese_config_is_the_english_one_with_the_overrides(tmp_path):
 
 
 def test_unknown_edition_is_named():
-    with pytest.raises(ValueError, match=r"lang='fr' is not an edition of the book; expected one of en, zh"):
+    with pytest.raises(ValueError, match=r"lang='fr' is not a language of this book; expected one of en, zh"):
         build.edition_config("fr", Path("unused"))
+
+
+def test_translations_are_compiled_in_a_copy_under_the_work_folder(tmp_path):
+    zh = yaml.safe_load(build.edition_config("zh", tmp_path).read_text(encoding="utf8"))
+    (folder,) = zh["sphinx"]["config"]["locale_dirs"]
+    assert Path(folder).is_relative_to(tmp_path)
+    assert (Path(folder) / "zh_CN" / "LC_MESSAGES" / "sphinx.po").is_file()

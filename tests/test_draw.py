@@ -291,7 +291,9 @@ ODD_BUT_VALID = [  # torch.gather accepts these, so the pictures do too
     (torch.tensor(5.0), 0, torch.tensor([0, 0])),  # 0-d input pairs with a 1-d index
     (torch.arange(4), 0, torch.tensor(3)),  # and a 0-d index with a 1-d input
     (X, 1, I.int()),  # int32 index
-    (X, 1, torch.zeros(7, 0, dtype=torch.long)),  # an empty index skips the size check
+    (X, 1, torch.zeros(7, 0, dtype=torch.long)),  # an empty index skips the size check,
+    (X, 1, torch.zeros(3, 0, 2, dtype=torch.long)),  # the number of dims,
+    (X, 1, torch.zeros(5, 0)),  # and the dtype
     (X, 1, torch.zeros(3, 9, dtype=torch.long)),  # index may be larger along dim
     (X, np.int64(1), I),  # any int-like dim
 ]

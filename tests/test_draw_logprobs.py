@@ -8,7 +8,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from gatherbook import draw, draw_logprobs  # noqa: E402
+from gatherbook import draw_logprobs, style  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -66,9 +66,17 @@ def test_sequences_of_numbers_may_be_lists_tensors_or_arrays():
     assert [round(p.get_width(), 6) for p in fig.axes[0].patches] == [2.0, 1.5]
 
 
-def test_the_pictures_share_the_look_of_draw():
-    assert (draw_logprobs._FONT, draw_logprobs._INK, draw_logprobs._MUTED, draw_logprobs._EDGE, draw_logprobs._RED) == (
-        draw._FONT, draw._INK, draw._MUTED, draw._EDGE, draw._MARK)
+def test_the_pictures_take_the_book_style_from_gatherbook_style():
+    """No private names of another module: the font and inks come from gatherbook.style."""
+    import inspect
+    source = inspect.getsource(draw_logprobs)
+    assert "from gatherbook.draw import" not in source
+    assert (draw_logprobs._FONT, draw_logprobs._INK, draw_logprobs._MUTED, draw_logprobs._EDGE,
+            draw_logprobs._RED, draw_logprobs.CHAR_CMAP) == (
+        style.FONT, style.INK, style.MUTED, style.EDGE, style.MARK, style.SEQUENTIAL)
+    fig = draw_logprobs.draw_peaks({"naive": 3_000_000}, reference=4_000_000)
+    fonts = {t.get_fontname() for t in fig.findobj(matplotlib.text.Text) if t.get_text()}
+    assert fonts == {style.FONT}
 
 
 def _cells_and_letters(ax):
@@ -92,19 +100,19 @@ def test_char_logprobs_scale_is_colour_blind_safe_and_every_letter_reads():
     assert fig.axes[1].collections[0].cmap.name in {"cividis", "viridis"}  # no red-green scale
     pairs = _cells_and_letters(ax)
     assert len(pairs) == len(text)
-    worst = min(draw_logprobs.contrast_ratio(face, ink) for face, ink in pairs)
+    worst = min(style.contrast_ratio(face, ink) for face, ink in pairs)
     assert worst >= 4.5, worst  # WCAG AA for text
     # and on every colour of the scale, not just the ones this text hit
     cmap = plt.get_cmap(draw_logprobs.CHAR_CMAP)
     for v in np.linspace(0, 1, 101):
         face = cmap(v)
-        assert draw_logprobs.contrast_ratio(face, draw_logprobs._ink_on(face)) >= 4.5
+        assert style.contrast_ratio(face, draw_logprobs._ink_on(face)) >= 4.5
 
 
 def test_contrast_ratio_matches_wcag():
-    assert draw_logprobs.contrast_ratio("black", "white") == pytest.approx(21.0)
-    assert draw_logprobs.contrast_ratio("#777777", "#777777") == pytest.approx(1.0)
-    assert draw_logprobs.contrast_ratio("#767676", "white") == pytest.approx(4.54, abs=0.01)
+    assert style.contrast_ratio("black", "white") == pytest.approx(21.0)
+    assert style.contrast_ratio("#777777", "#777777") == pytest.approx(1.0)
+    assert style.contrast_ratio("#767676", "white") == pytest.approx(4.54, abs=0.01)
 
 
 def test_figures_carry_no_sentences():
@@ -119,3 +127,22 @@ def test_figures_carry_no_sentences():
         for t in fig.findobj(matplotlib.text.Text):
             words = re.findall(r"(?<![\w.\[(])[a-z]{3,}(?= [a-z]{3,}\b)", t.get_text())
             assert not words, t.get_text()
+
+
+def test_every_figure_of_a_notebook_is_shown():
+    """In a Jupyter kernel, after a drawing under gatherbook.style.styled, later figures still
+    show (gatherbook.style loads the inline backend outside its rc_context)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = [
+        "import torch\nfrom gatherbook.draw import draw_gather",
+        "draw_gather(torch.zeros(2, 2), 1, torch.zeros(2, 1, dtype=torch.long));",
+        "from gatherbook import draw_logprobs",
+        'draw_logprobs.draw_shift("Alice");',
+        'draw_logprobs.draw_peaks({"naive": 3_000_000});',
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+    shown = [any("image/png" in o.get("data", {}) for o in c.outputs) for c in nb.cells[1:]]
+    assert shown == [True, False, True, True]

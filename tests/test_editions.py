@@ -1,8 +1,9 @@
-"""The English and Chinese editions hold together: same notebooks, same code, same outputs.
+"""Every edition holds together with the first (English): same notebooks, same code, same outputs.
 
 Only prose may differ: markdown cells, code comments, cell metadata such as figure captions, and
 outputs that are deliberately written in the reader's language (exercise feedback). Those must
-still agree on everything that is not prose: every number, shape and verdict symbol.
+still agree on everything that is not prose: every number, shape and verdict symbol. (The
+exercise checker's own parity is tested on its records, in test_exercises.py.)
 """
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from gatherbook.editions import CODES
+
 ROOT = Path(__file__).resolve().parent.parent
-EN, ZH = ROOT / "notebooks" / "en", ROOT / "notebooks" / "zh"
+EN = ROOT / "notebooks" / CODES[0]
+OTHERS = [ROOT / "notebooks" / code for code in CODES[1:]]  # each compared with the first edition
 NAMES = sorted(p.name for p in EN.glob("*.ipynb"))
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # numbers (with optional sign/decimals/exponent), and the verdict symbols of the exercise checker
@@ -85,11 +89,12 @@ def output_facts(output) -> list:
     return facts
 
 
-def test_same_notebooks_in_both_editions():
+@pytest.mark.parametrize("other", OTHERS, ids=[p.name for p in OTHERS])
+def test_same_notebooks_in_both_editions(other):
     en = {p.name for p in EN.glob("*.ipynb")}
-    zh = {p.name for p in ZH.glob("*.ipynb")}
+    zh = {p.name for p in other.glob("*.ipynb")}
     assert en, "no notebooks in notebooks/en"
-    assert en == zh, f"only in en: {sorted(en - zh)}; only in zh: {sorted(zh - en)}"
+    assert en == zh, f"only in en: {sorted(en - zh)}; only in {other.name}: {sorted(zh - en)}"
 
 
 # The one place where the two editions' code differs: the setup cell names its own language.
@@ -97,8 +102,9 @@ SETUP_LANG = re.compile(r'gb\.setup\(lang="([a-z]+)"\)')
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("folder, lang", [(EN, "en"), (ZH, "zh")])
-def test_setup_cell_states_the_notebooks_language(name, folder, lang):
+@pytest.mark.parametrize("lang", CODES)
+def test_setup_cell_states_the_notebooks_language(name, lang):
+    folder = ROOT / "notebooks" / lang
     setup = code_cells(folder / name)[0].source
     assert SETUP_LANG.findall(setup) == [lang], (
         f"{folder.name}/{name}: the first code cell must call gb.setup(lang=\"{lang}\") once")
@@ -110,9 +116,10 @@ def same_code(source: str) -> str:
     return strip_comments_and_docstrings(SETUP_LANG.sub('gb.setup(lang=LANG)', source))
 
 
+@pytest.mark.parametrize("other", OTHERS, ids=[p.name for p in OTHERS])
 @pytest.mark.parametrize("name", NAMES)
-def test_same_code_cells(name):
-    en, zh = code_cells(EN / name), code_cells(ZH / name)
+def test_same_code_cells(name, other):
+    en, zh = code_cells(EN / name), code_cells(other / name)
     assert len(en) == len(zh), f"{name}: {len(en)} code cells in en, {len(zh)} in zh"
     for i, (a, b) in enumerate(zip(en, zh)):
         assert same_code(a.source) == same_code(b.source), (
@@ -120,9 +127,10 @@ def test_same_code_cells(name):
             f"--- en\n{a.source}\n--- zh\n{b.source}")
 
 
+@pytest.mark.parametrize("other", OTHERS, ids=[p.name for p in OTHERS])
 @pytest.mark.parametrize("name", NAMES)
-def test_same_cell_tags(name):
-    for i, (a, b) in enumerate(zip(code_cells(EN / name), code_cells(ZH / name))):
+def test_same_cell_tags(name, other):
+    for i, (a, b) in enumerate(zip(code_cells(EN / name), code_cells(other / name))):
         ta, tb = a.metadata.get("tags", []), b.metadata.get("tags", [])
         assert sorted(ta) == sorted(tb), f"{name}: code cell {i} tags: en {ta}, zh {tb}"
 
@@ -134,9 +142,10 @@ def _same_or_same_facts(text_en: str, text_zh: str) -> bool:
     return bool(CJK.search(text_zh)) and FACTS.findall(text_en) == FACTS.findall(text_zh)
 
 
+@pytest.mark.parametrize("other", OTHERS, ids=[p.name for p in OTHERS])
 @pytest.mark.parametrize("name", NAMES)
-def test_same_outputs(name):
-    for i, (a, b) in enumerate(zip(code_cells(EN / name), code_cells(ZH / name))):
+def test_same_outputs(name, other):
+    for i, (a, b) in enumerate(zip(code_cells(EN / name), code_cells(other / name))):
         oa, ob = coalesced(a.get("outputs", [])), coalesced(b.get("outputs", []))
         assert len(oa) == len(ob), f"{name}: code cell {i} has {len(oa)} outputs in en, {len(ob)} in zh"
         for j, (x, y) in enumerate(zip(oa, ob)):

@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from exercise_download import exercises_only, generate_all  # noqa: E402
 
+from gatherbook.editions import CODES  # noqa: E402
+from gatherbook.exercises import _messages  # noqa: E402
+
 md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
 
@@ -49,10 +52,12 @@ def test_keeps_setup_exercise_stub_and_check_and_drops_solutions():
     assert all(c.get("outputs", []) == [] for c in out.cells if c.cell_type == "code")
 
 
-def test_chinese_download_sets_the_feedback_language():
-    out = exercises_only(chapter(), "zh")
+def test_chinese_download_keeps_the_setup_cell_that_states_the_language():
+    nb = chapter()
+    nb.cells[1] = code('import gatherbook as gb\ndev = gb.setup(lang="zh")')
+    out = exercises_only(nb, "zh")
     text = "\n".join(c.source for c in out.cells)
-    assert 'os.environ.setdefault("GATHERBOOK_LANG", "zh")' in text
+    assert 'gb.setup(lang="zh")' in text and "GATHERBOOK_LANG" not in text
     assert "### 练习：Pick one element per row" in text
 
 
@@ -73,11 +78,11 @@ def test_no_exercises_and_bad_language_are_clear_errors():
         exercises_only(chapter(), "fr")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", CODES)
 def test_every_chapter_with_exercises_gets_a_download(tmp_path, lang):
     """The real chapters: each exercise's check call survives, no solution code does."""
     docs = {str(p.relative_to(ROOT).with_suffix("")) for p in (ROOT / "notebooks" / lang).glob("*.ipynb")}
-    # generate into a copy of the tree layout so the real book/_generated is untouched
+    # generate into a copy of the tree layout so the real _build/exercises is untouched
     for doc in docs:
         target = tmp_path / f"{doc}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +97,7 @@ def test_every_chapter_with_exercises_gets_a_download(tmp_path, lang):
         assert len(ex_code) == len(set(ex_code)), f"{path.name}: a cell appears twice (a solution leaked?)"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", CODES)
 def test_downloaded_exercises_run_top_to_bottom(tmp_path, lang):
     """What a reader downloads runs as it is, outside the book's folders, in the right language."""
     from nbclient import NotebookClient
@@ -108,8 +113,29 @@ def test_downloaded_exercises_run_top_to_bottom(tmp_path, lang):
         nb = nbformat.read(path, 4)
         NotebookClient(nb, timeout=120, kernel_name="python3",
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
-        texts = ["".join(o.get("text", "") for o in c.get("outputs", []))
-                 for c in nb.cells if c.cell_type == "code" and c.source.startswith("check(")]
-        assert texts and all(t.startswith("…") for t in texts), texts
-        marker = "还没有作答" if lang == "zh" else "not attempted"
-        assert all(marker in t for t in texts), texts
+        checks = [(c.source.split('"')[1], "".join(o.get("text", "") for o in c.get("outputs", [])))
+                  for c in nb.cells if c.cell_type == "code" and c.source.startswith("check(")]
+        assert checks and all(text == _messages.text(lang, "not_attempted", name=name) + "\n"
+                              for name, text in checks), checks
+
+
+def test_the_download_has_its_words_in_every_edition():
+    import exercise_download
+
+    assert set(exercise_download._WORDS) == set(CODES)
+
+
+def test_links_to_the_former_place_of_the_downloads_are_pointed_to_build():
+    from docutils import nodes
+    from sphinx import addnodes
+
+    import exercise_download
+
+    doctree = nodes.document(None, None)
+    old = addnodes.download_reference(reftarget="/book/_generated/exercises/zh/01_x_exercises.ipynb")
+    new = addnodes.download_reference(reftarget="/_build/exercises/zh/01_x_exercises.ipynb")
+    other = addnodes.download_reference(reftarget="data.csv")
+    doctree += [old, new, other]
+    exercise_download.redirect_old_links(None, doctree)
+    assert [n["reftarget"] for n in (old, new, other)] == [
+        "/_build/exercises/zh/01_x_exercises.ipynb", "/_build/exercises/zh/01_x_exercises.ipynb", "data.csv"]

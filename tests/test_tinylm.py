@@ -22,7 +22,7 @@ def test_text_and_vocabulary():
     vocab = CharVocab(ALICE)
     assert len(vocab) == len(set(ALICE)) and vocab.chars == sorted(vocab.chars)
     ids = vocab.encode("Oh dear!")
-    assert ids.dtype == torch.long and vocab.decode(ids) == "Oh dear!"
+    assert ids.dtype == torch.long and "".join(vocab.chars[i] for i in ids) == "Oh dear!"
     with pytest.raises(ValueError, match=r"characters \['Z', 'x'\] are not in the vocabulary"):
         vocab.encode("xZ")
     with pytest.raises(ValueError, match="non-empty str"):
@@ -74,13 +74,6 @@ def test_bad_arguments_are_named():
     vocab = CharVocab("abc")
     with pytest.raises(TypeError, match="CharVocab.encode: text must be a str; got int 5"):
         vocab.encode(5)
-    assert vocab.decode([2, 0]) == vocab.decode(torch.tensor([2, 0])) == "ca"
-    with pytest.raises(ValueError, match=r"CharVocab.decode: ids\[1\] is 3; ids must be ints in \[0, 3\)"):
-        vocab.decode(torch.tensor([0, 3]))
-    with pytest.raises(ValueError, match=r"CharVocab.decode: ids must be a 1-d integer tensor; got shape \(1, 2\)"):
-        vocab.decode(torch.tensor([[0, 1]]))
-    with pytest.raises(TypeError, match="CharVocab.decode: ids must be a 1-d tensor or a list of ints; got str"):
-        vocab.decode("ab")
     for kwargs in ({"vocab_size": 0}, {"vocab_size": 5, "context": 0}, {"vocab_size": "5"}, {"vocab_size": 5, "dim": 2.0}):
         name = next(k for k, v in kwargs.items() if not (isinstance(v, int) and v >= 1))
         with pytest.raises(ValueError, match=rf"TinyLM: {name} must be a positive int; got {kwargs[name]!r}"):

@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from gatherbook_site import TOC_FILES, counterpart, toc_docnames  # noqa: E402
 
+from gatherbook.editions import CODES  # noqa: E402
+
 SHARED_PAGES = {"book/glossary"}  # bilingual pages that both editions list
 
 
@@ -21,7 +23,7 @@ def pages_on_disk(lang: str) -> set[str]:
 
 
 def test_toc_files_exist_for_each_edition():
-    assert set(TOC_FILES) == {"en", "zh"}
+    assert tuple(TOC_FILES) == CODES
     for toc in TOC_FILES.values():
         assert (ROOT / toc).is_file(), toc
 
@@ -38,28 +40,28 @@ def test_every_page_is_in_its_toc():
         listed = toc_docnames(ROOT / toc)
         missing = pages_on_disk(lang) - listed
         assert not missing, f"{toc} does not list: {sorted(missing)}"
-        other = {"en": "zh", "zh": "en"}[lang]
-        strays = {d for d in listed if f"/{other}/" in f"/{d}/"}
+        strays = {d for d in listed for other in CODES if other != lang and f"/{other}/" in f"/{d}/"}
         assert not strays, f"{toc} lists pages of the other edition: {sorted(strays)}"
 
 
 def test_every_page_has_a_counterpart():
-    en, zh = toc_docnames(ROOT / TOC_FILES["en"]), toc_docnames(ROOT / TOC_FILES["zh"])
-    assert {counterpart(d, "en", "zh") for d in en} == zh
+    first = toc_docnames(ROOT / TOC_FILES[CODES[0]])
+    for other in CODES[1:]:
+        assert {counterpart(d, CODES[0], other) for d in first} == toc_docnames(ROOT / TOC_FILES[other])
 
 
 def test_both_tocs_list_chapters_in_the_same_order():
     def order(toc):
         text = (ROOT / toc).read_text(encoding="utf8")
-        return [re.sub(r"/(en|zh)/", "/*/", m) for m in re.findall(r"(?:root|file):\s*(\S+)", text)]
-    assert order(TOC_FILES["en"]) == order(TOC_FILES["zh"])
+        return [re.sub(rf"/({'|'.join(CODES)})/", "/*/", m) for m in re.findall(r"(?:root|file):\s*(\S+)", text)]
+    assert all(order(TOC_FILES[code]) == order(TOC_FILES[CODES[0]]) for code in CODES[1:])
 
 
 def test_both_editions_have_same_toc_shape():
-    en = yaml.safe_load((ROOT / TOC_FILES["en"]).read_text(encoding="utf8"))
-    zh = yaml.safe_load((ROOT / TOC_FILES["zh"]).read_text(encoding="utf8"))
-    assert [len(p["chapters"]) for p in en["parts"]] == [len(p["chapters"]) for p in zh["parts"]]
-    assert [p.get("numbered", False) for p in en["parts"]] == [p.get("numbered", False) for p in zh["parts"]]
+    def shape(code):
+        toc = yaml.safe_load((ROOT / TOC_FILES[code]).read_text(encoding="utf8"))
+        return [(len(p["chapters"]), p.get("numbered", False)) for p in toc["parts"]]
+    assert all(shape(code) == shape(CODES[0]) for code in CODES[1:])
 
 
 def test_chinese_line_breaks_join_without_stray_spaces():

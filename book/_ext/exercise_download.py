@@ -2,14 +2,18 @@
 
 Generated at build time from the chapter notebook itself (never kept as a second copy):
 
-- the chapter's setup cell (its first code cell), so the exercises run on their own;
+- the chapter's setup cell (its first code cell, which states the language with
+  ``gb.setup(lang=...)``), so the exercises run on their own, with feedback in their language;
 - everything after the heading that opens the exercise section, except what lies between a
   ``{solution-start}`` and its ``{solution-end}`` directive (the solutions), and except the
   paragraphs that link to this very download (``{download}`` roles);
 - MyST ``{exercise}`` fences turned into plain Markdown headings, which JupyterLab renders;
 - outputs and execution counts cleared.
 
-The chapter links to the result with ``{download}`/book/_generated/exercises/<lang>/<name>.ipynb```.
+The notebooks are written under ``_build/exercises/<lang>/`` (generated files stay in ``_build``);
+a chapter links to its own with ``{download}`/_build/exercises/<lang>/<name>_exercises.ipynb```.
+Links to the former place, ``/book/_generated/exercises/...``, are pointed there too
+(:func:`redirect_old_links`).
 """
 from __future__ import annotations
 
@@ -19,21 +23,18 @@ from pathlib import Path
 
 import nbformat
 
-GENERATED = Path("book") / "_generated" / "exercises"
+GENERATED = Path("_build") / "exercises"
+_OLD_PREFIX = "/book/_generated/exercises/"
 _FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 _HEADING = re.compile(r"^#{1,6}\s")
-_LANG_CELL = (
-    "# Feedback language of the checker (en or zh); the chapter's folder tells it in the book.\n"
-    "import os\n"
-    "os.environ.setdefault(\"GATHERBOOK_LANG\", \"{lang}\")"
-)
-_TITLE = {
-    "en": "# Exercises: {title}\n\nFill in each function, then run the `check` cell below it. "
-          "The solutions are in the chapter on the website.",
-    "zh": "# 练习：{title}\n\n补全每个函数，然后运行它下面的 `check` 单元格。解答在网站上的对应章节里。",
+#: The download's own words, per language (a new edition adds one key).
+_WORDS = {
+    "en": {"title": "# Exercises: {title}\n\nFill in each function, then run the `check` cell below it. "
+                    "The solutions are in the chapter on the website.",
+           "heading": "### Exercise: {title}", "word": "### Exercise"},
+    "zh": {"title": "# 练习：{title}\n\n补全每个函数，然后运行它下面的 `check` 单元格。解答在网站上的对应章节里。",
+           "heading": "### 练习：{title}", "word": "### 练习"},
 }
-_EXERCISE_HEADING = {"en": "### Exercise: {title}", "zh": "### 练习：{title}"}
-_EXERCISE_WORD = {"en": "### Exercise", "zh": "### 练习"}
 
 
 def _directive(cell) -> str | None:
@@ -56,7 +57,7 @@ def _plain_exercise_markdown(source: str, lang: str) -> str:
         if m and m.group("name") == "exercise":
             fences.append(m.group("fence"))
             title = m.group("arg").strip()
-            out.append(_EXERCISE_HEADING[lang].format(title=title) if title else _EXERCISE_WORD[lang])
+            out.append(_WORDS[lang]["heading"].format(title=title) if title else _WORDS[lang]["word"])
             continue
         if fences and stripped == fences[-1]:
             fences.pop()
@@ -89,8 +90,8 @@ def exercises_only(nb, lang: str):
         ValueError: ``nb`` has no ``{exercise}`` directive, or a ``{solution-start}`` without
             its ``{solution-end}``.
     """
-    if lang not in _TITLE:
-        raise ValueError(f"lang={lang!r}; expected one of {sorted(_TITLE)}")
+    if lang not in _WORDS:
+        raise ValueError(f"lang={lang!r}; expected one of {sorted(_WORDS)}")
     cells = nb.cells
     first_ex = next((i for i, c in enumerate(cells) if _directive(c) == "exercise"), None)
     if first_ex is None:
@@ -102,8 +103,7 @@ def exercises_only(nb, lang: str):
     setup = next((c for c in cells if c.cell_type == "code"), None)
 
     new = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
-    new.cells.append(nbformat.v4.new_markdown_cell(_TITLE[lang].format(title=_title(nb))))
-    new.cells.append(nbformat.v4.new_code_cell(_LANG_CELL.format(lang=lang)))
+    new.cells.append(nbformat.v4.new_markdown_cell(_WORDS[lang]["title"].format(title=_title(nb))))
     if setup is not None and cells.index(setup) < start:
         new.cells.append(nbformat.v4.new_code_cell(setup.source))
 
@@ -149,3 +149,16 @@ def generate_all(srcdir: Path, lang: str, docnames: set[str]) -> list[Path]:
         nbformat.write(exercises_only(nb, lang), target)
         written.append(target)
     return written
+
+
+def redirect_old_links(app, doctree) -> None:
+    """Point ``{download}`` links to ``/book/_generated/exercises/...`` at ``/_build/exercises/...``.
+
+    Connected to ``doctree-read`` before Sphinx's download collector (priority 500) reads them.
+    """
+    from sphinx import addnodes
+
+    for node in doctree.findall(addnodes.download_reference):
+        target = node.get("reftarget", "")
+        if target.startswith(_OLD_PREFIX):
+            node["reftarget"] = "/" + GENERATED.as_posix() + "/" + target[len(_OLD_PREFIX):]

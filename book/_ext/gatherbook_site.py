@@ -16,37 +16,24 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from pathlib import Path
 
-import yaml
 from docutils import nodes
 
-sys.path.insert(0, str(Path(__file__).parent))
-import exercise_download  # noqa: E402
+import exercise_download  # book/_ext is on sys.path: jupyter-book's local_extensions puts it there
+from gatherbook.editions import EDITIONS, edition
 
-# language code of the build -> (BCP 47 tag, name of the language in itself)
-LANG_TAGS = {"en": "en", "zh": "zh-CN"}
-TOC_FILES = {"en": "_toc.yml", "zh": "_toc_zh.yml"}
+# language code of the build -> BCP 47 tag, and -> its TOC file (the table: gatherbook/editions.py)
+LANG_TAGS = {e.code: e.tag for e in EDITIONS}
+TOC_FILES = {e.code: e.toc for e in EDITIONS}
 
 
 def toc_docnames(toc_path: Path) -> set[str]:
-    """All document names (no suffix) listed in a Jupyter Book ``_toc.yml``."""
-    names: set[str] = set()
+    """All document names (no suffix) listed in a Jupyter Book ``_toc.yml`` (read by
+    sphinx-external-toc, the parser the build itself uses)."""
+    from sphinx_external_toc.parsing import parse_toc_yaml
 
-    def walk(node):
-        if isinstance(node, dict):
-            for key in ("root", "file"):
-                if key in node:
-                    names.add(str(Path(node[key]).with_suffix("")))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(yaml.safe_load(toc_path.read_text(encoding="utf8")))
-    return names
+    return set(parse_toc_yaml(toc_path))
 
 
 def counterpart(pagename: str, this: str, other: str) -> str:
@@ -163,7 +150,7 @@ def join_cjk_lines(app, doctree) -> None:
     MyST makes a soft line break a text node of its own (``"\\n"``), so each text node is judged
     with the characters around it: the end of the text before it and the start of the text after.
     """
-    if app.config.gatherbook_this_language != "zh":
+    if not edition(app.config.gatherbook_this_language).joins_lines:
         return
     texts = [t for t in doctree.findall(nodes.Text)
              if not any(isinstance(a, _VERBATIM) for a in _ancestors(t.parent))]
@@ -188,11 +175,12 @@ def _ancestors(node):
 
 
 def setup(app):
-    app.add_config_value("gatherbook_this_language", "en", "html")
-    app.add_config_value("gatherbook_languages", {"en": "English", "zh": "中文"}, "html")
+    app.add_config_value("gatherbook_this_language", EDITIONS[0].code, "html")
+    app.add_config_value("gatherbook_languages", {e.code: e.name for e in EDITIONS}, "html")
     app.connect("builder-inited", on_builder_inited)
     app.connect("html-page-context", on_page_context)
     app.connect("doctree-read", join_cjk_lines)
+    app.connect("doctree-read", exercise_download.redirect_old_links, priority=400)
     app.connect("build-finished", write_index_redirect, priority=400)  # etoc's runs at 500
     app.setup_extension("reader_pages")  # search, tracebacks, section ids, print label (reader_*.py)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

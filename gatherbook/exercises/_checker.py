@@ -18,6 +18,8 @@ from typing import Any, Callable, Sequence
 import torch
 from torch.overrides import TorchFunctionMode
 
+from gatherbook.exercises._messages import scalar, shape, type_name
+
 Case = tuple  # the positional arguments of one call
 
 #: The kinds of failure, in the order they are looked for.
@@ -256,8 +258,6 @@ def _differing(expected: torch.Tensor, got: torch.Tensor, rtol: float, atol: flo
 
 def _compare(ex: Exercise, expected: Any, got: Any) -> tuple[str | None, dict, torch.Tensor | None]:
     """``(kind, facts, differs)`` of the first difference between ``got`` and ``expected``."""
-    from gatherbook.exercises._messages import scalar, shape, type_name
-
     if isinstance(expected, torch.Tensor):
         if not isinstance(got, torch.Tensor):
             return "type", {"got": type_name(got)}, None
@@ -354,7 +354,7 @@ class _RowCounter(TorchFunctionMode):
         return out
 
     def _watched(self, t: torch.Tensor) -> bool:
-        return t.device.type != "meta" and t.untyped_storage().data_ptr() == self.storage
+        return t.layout == torch.strided and t.untyped_storage().data_ptr() == self.storage
 
 
 def _rows_seen(fn: Callable[..., Any], case: Case) -> int | None:

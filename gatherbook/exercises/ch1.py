@@ -29,8 +29,19 @@ def _coded(*shape: int, dtype=I64) -> torch.Tensor:
     return sum(w * g for w, g in zip(weights, grids)).to(dtype)
 
 
+def _negative(*shape: int) -> torch.Tensor:
+    """Float32 values below zero that still spell their position: ``-(10*i + j) / 10 - 0.5``."""
+    return -_coded(*shape, dtype=torch.float32) / 10 - 0.5
+
+
 def _randint(g: torch.Generator, *shape: int, high: int = 100) -> torch.Tensor:
     return torch.randint(0, high, shape, generator=g, dtype=I64)
+
+
+def _randvalues(g: torch.Generator, *shape: int) -> torch.Tensor:
+    """What the exercises read from: int64 in [-99, 99] or float32 in [-9.9, 9.9], half each."""
+    x = torch.randint(-99, 100, shape, generator=g)
+    return x if _int(g, 0, 1) else x.float() / 10
 
 
 def _randfloat(g: torch.Generator, *shape: int) -> torch.Tensor:
@@ -56,7 +67,7 @@ def pick_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 
 def _pick_per_row_random(g: torch.Generator):
     B, N = _distinct(g, 1, 7)
-    return _randint(g, B, N), _randint(g, B, high=N)
+    return _randvalues(g, B, N), _randint(g, B, high=N)
 
 
 PICK_PER_ROW = Exercise(
@@ -68,6 +79,7 @@ PICK_PER_ROW = Exercise(
         (_coded(1, 4), _t([3])),                   # B == 1
         (_coded(5, 3), _t([2, 2, 0, 1, 2])),       # B > N, repeated indices
         (_coded(4, 1), _t([0, 0, 0, 0])),          # N == 1
+        (_negative(3, 6), _t([1, 0, 2])),          # float, < 0; idx < N - 1 (F.one_hot(idx))
     ],
     random_case=_pick_per_row_random,
     seed=101,
@@ -93,7 +105,7 @@ def pick_per_column(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 
 def _pick_per_column_random(g: torch.Generator):
     N, M = _distinct(g, 1, 7)
-    return _randint(g, N, M), _randint(g, M, high=N)
+    return _randvalues(g, N, M), _randint(g, M, high=N)
 
 
 PICK_PER_COLUMN = Exercise(
@@ -105,6 +117,7 @@ PICK_PER_COLUMN = Exercise(
         (_coded(3, 1), _t([2])),                   # M == 1
         (_coded(2, 5), _t([1, 1, 0, 1, 0])),       # M > N, repeated indices
         (_coded(1, 4), _t([0, 0, 0, 0])),          # N == 1
+        (_negative(5, 3), _t([1, 0, 2])),          # float, < 0; idx < N - 1 (F.one_hot(idx))
     ],
     random_case=_pick_per_column_random,
     seed=102,
@@ -132,7 +145,7 @@ def pick_k_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 def _pick_k_per_row_random(g: torch.Generator):
     B, N = _distinct(g, 1, 6)
     K = _int(g, 1, 6)
-    return _randint(g, B, N), _randint(g, B, K, high=N)
+    return _randvalues(g, B, N), _randint(g, B, K, high=N)
 
 
 PICK_K_PER_ROW = Exercise(
@@ -144,6 +157,7 @@ PICK_K_PER_ROW = Exercise(
         (_coded(4, 3), _t([[2], [0], [1], [2]])),            # K == 1
         (_coded(1, 6), _t([[5, 0, 5]])),                      # B == 1
         (_coded(2, 3), _t([[0, 2, 1, 2, 0], [1, 1, 1, 0, 2]])),  # K > N
+        (_negative(2, 6), _t([[3, 1], [0, 2]])),              # float, < 0; idx < N - 1
     ],
     random_case=_pick_k_per_row_random,
     seed=103,
@@ -173,7 +187,7 @@ def _select_rows_random(g: torch.Generator):
     B, N = _distinct(g, 1, 5)
     D = _int(g, 1, 5)
     K = _int(g, 1, 5)
-    return _randint(g, B, N, D, high=1000), _randint(g, B, K, high=N)
+    return _randvalues(g, B, N, D), _randint(g, B, K, high=N)
 
 
 def _repeat_then_view(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
@@ -191,6 +205,7 @@ SELECT_ROWS = Exercise(
         (_coded(3, 2, 2), _t([[1], [0], [1]])),        # K == 1
         (_coded(1, 5, 2), _t([[4, 0, 4]])),            # B == 1, repeated indices
         (_coded(2, 3, 1), _t([[0, 2], [1, 0]])),       # D == 1
+        (_negative(2, 5, 3), _t([[1, 0], [2, 2]])),    # float, < 0; idx < N - 1
     ],
     random_case=_select_rows_random,
     seed=104,

@@ -49,6 +49,13 @@ def _with(logits: torch.Tensor, where: tuple[int, ...], value: float) -> torch.T
     return logits
 
 
+def _underflow(case: tuple, b: int, t: int) -> tuple:
+    """``case`` (logits, ids, ...) with the logit that scores ``ids[b][t]`` at position ``t - 1``
+    set to -200: its probability underflows to 0 in float32, its log-probability is finite."""
+    logits, ids = case[0], case[1]
+    return (_with(logits, (b, t - 1, int(ids[b, t])), -200.0), *case[1:])
+
+
 def _logp(logits: torch.Tensor) -> torch.Tensor:
     return logits.log_softmax(-1)
 
@@ -84,6 +91,7 @@ PICK_LOGPROBS = Exercise(
         (_fixed_logits(3, 2, 1, 3), _t([[0, 0], [0, 0], [0, 0]])),              # V == 1: log-prob 0
         (_with(_fixed_logits(2, 5, 4, 4), (0, 1, 2), -200.0),                  # softmax underflows to 0
          _t([[3, 2, 1, 0, 3], [0, 0, 1, 1, 2]])),                              # ... and ids[0][1] reads it
+        (_fixed_logits(3, 1, 5, 5), _t([[1], [0], [2]])),   # L == 1, B > 1 (bites .squeeze()); ids < V - 1
     ],
     random_case=_token_random,
     seed=201,
@@ -143,6 +151,7 @@ NEXT_PICK_LOGPROBS = Exercise(
         (_fixed_logits(2, 4, 5, 12), _t([[4, 1, 0, 2], [1, 2, 3, 3]])),
         (_fixed_logits(3, 2, 4, 13), _t([[0, 1], [2, 3], [3, 3]])),             # L == 2: one score per row
         (_fixed_logits(2, 6, 3, 14), _t([[0, 1, 2, 0, 1, 2], [2, 2, 1, 1, 0, 0]])),
+        _underflow((_fixed_logits(2, 4, 5, 15), _t([[0, 1, 2, 1], [2, 3, 0, 1]])), 1, 1),  # ids < V - 1
     ],
     random_case=_next_random,
     seed=202,
@@ -157,6 +166,7 @@ NEXT_PICK_LOGPROBS = Exercise(
         ),
         Mistake("not_cut", lambda logits, ids: _pick(_logp(logits), ids)),
         Mistake("both_cut_at_start", lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, 1:])),
+        Mistake("softmax_then_log", lambda logits, ids: _pick(logits[:, :-1].softmax(-1).log(), ids[:, 1:])),
     ],
 )
 
@@ -175,6 +185,12 @@ def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
     mask = targets != PAD
     logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
     return (logp * mask).sum(-1)
+
+
+def _sequence_bare_squeeze(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    targets = labels[:, 1:]
+    logp = _logp(logits[:, :-1]).gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze()
+    return (logp * (targets != PAD)).sum(-1)
 
 
 def _sequence_summed_whole_batch(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -213,6 +229,8 @@ SEQUENCE_LOGPROB = Exercise(
         (_fixed_logits(3, 6, 6, 23), _t([[5, 1, 0, 2, PAD, PAD], [3, PAD, PAD, PAD, PAD, PAD],
                                          [0, 1, 2, 3, 4, 5]])),                        # a row with nothing to score
         (_fixed_logits(2, 3, 7, 24), _t([[6, 6, 6], [2, PAD, PAD]])),
+        (_fixed_logits(3, 2, 4, 25), _t([[1, 2], [0, PAD], [3, 3]])),                  # L == 2, B > 1
+        _underflow((_fixed_logits(2, 4, 5, 26), _t([[4, 1, 3, PAD], [0, 2, 2, 1]])), 0, 2),
     ],
     random_case=_sequence_random,
     seed=203,
@@ -246,6 +264,10 @@ SEQUENCE_LOGPROB = Exercise(
             lambda logits, labels: sequence_logprob(logits, labels).squeeze(),
         ),
         Mistake("summed_whole_batch", _sequence_summed_whole_batch),
+        Mistake("softmax_then_log", lambda logits, labels: (_pick(logits[:, :-1].softmax(-1).log(),
+                                                                  labels[:, 1:].clamp(min=0))
+                                                            * (labels[:, 1:] != PAD)).sum(-1)),
+        Mistake("bare_squeeze", _sequence_bare_squeeze),
     ],
 )
 
@@ -271,6 +293,18 @@ def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torc
 def _completion_masked_sum(logits: torch.Tensor, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The sum of the target log-probs (``ids[:, 1:]`` scored by ``logits[:, :-1]``) where ``mask``."""
     return (_pick(_logp(logits[:, :-1]), ids[:, 1:]) * mask).sum(-1)
+
+
+def _completion_softmax_then_log(logits, ids, prompt_len, length):
+    t = torch.arange(1, ids.shape[1])
+    mask = (t >= prompt_len[:, None]) & (t < length[:, None])
+    return (_pick(logits[:, :-1].softmax(-1).log(), ids[:, 1:]) * mask).sum(-1)
+
+
+def _completion_bare_squeeze(logits, ids, prompt_len, length):
+    t = torch.arange(1, ids.shape[1])
+    mask = (t >= prompt_len[:, None]) & (t < length[:, None])
+    return (_logp(logits[:, :-1]).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze() * mask).sum(-1)
 
 
 def _completion_no_column(logits, ids, prompt_len, length):
@@ -318,6 +352,8 @@ COMPLETION_LOGPROB = Exercise(
         _completion_case(_fixed_logits(1, 6, 5, 31), [2], [5]),                 # B == 1, one padding
         _completion_case(_fixed_logits(3, 5, 6, 33), [4, 1, 2], [5, 2, 3]),      # one-token completions
         _completion_case(_fixed_logits(2, 8, 3, 34), [2, 5], [6, 8]),
+        _completion_case(_fixed_logits(3, 2, 4, 35), [1, 1, 1], [2, 2, 2]),     # L == 2, B > 1
+        _underflow(_completion_case(_fixed_logits(2, 5, 4, 36), [2, 1], [5, 4]), 0, 3),
     ],
     random_case=_completion_random,
     seed=204,
@@ -353,6 +389,8 @@ COMPLETION_LOGPROB = Exercise(
             lambda logits, ids, p, n: completion_logprob(logits, ids, p, n).squeeze(),
         ),
         Mistake("summed_whole_batch", _completion_summed_whole_batch),
+        Mistake("softmax_then_log", _completion_softmax_then_log),
+        Mistake("bare_squeeze", _completion_bare_squeeze),
     ],
 )
 
@@ -390,6 +428,8 @@ IMPORTANCE_RATIO = Exercise(
         _ratio_fixed(2, 4, 41),
         _ratio_fixed(4, 1, 42),
         _ratio_fixed(3, 5, 43),
+        (torch.tensor([[-150.0, -0.5], [-120.0, -3.0]]),       # probabilities that underflow to 0
+         torch.tensor([[-151.0, -0.5], [-119.5, -2.0]])),      # in float32: exp(new) / exp(old) is 0 / 0
     ],
     random_case=_ratio_random,
     seed=205,
@@ -399,6 +439,7 @@ IMPORTANCE_RATIO = Exercise(
         Mistake("inverted", lambda new, old: torch.exp(old - new)),
         Mistake("no_exp", lambda new, old: new - old),
         Mistake("difference_of_probs", lambda new, old: torch.exp(new) - torch.exp(old)),
+        Mistake("divided_probabilities", lambda new, old: new.exp() / old.exp()),
     ],
 )
 
@@ -417,6 +458,14 @@ def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     for start in range(0, logits.shape[0], 4):
         x, y = logits[start:start + 4], ids[start:start + 4]
         pieces.append(x.gather(-1, y.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(x, dim=-1))
+    return torch.cat(pieces)
+
+
+def _naive_logsumexp(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    pieces = []
+    for start in range(0, logits.shape[0], 4):
+        x, y = logits[start:start + 4], ids[start:start + 4]
+        pieces.append(x.gather(-1, y.unsqueeze(-1)).squeeze(-1) - x.exp().sum(-1).log())
     return torch.cat(pieces)
 
 
@@ -443,6 +492,13 @@ def _chunked_inputs(g: torch.Generator, N: int, V: int):
 _chunked_random, _chunked_fixed = case_builders(_chunked_inputs, 1, 13)
 
 
+def _chunked_large(N: int, V: int, seed: int):
+    """Logits 30 times larger, each row scoring its smallest logit: ``exp`` overflows to inf and
+    the probability underflows to 0 in float32, while ``logit - logsumexp`` stays finite."""
+    logits = _chunked_fixed(N, V, seed)[0] * 30
+    return logits, logits.argmin(-1)
+
+
 CHUNKED_LOGPROBS = Exercise(
     name="ch2.chunked_logprobs",
     args=("logits", "ids"),
@@ -452,6 +508,8 @@ CHUNKED_LOGPROBS = Exercise(
         _chunked_fixed(1, 5, 51),     # N == 1: a single, partial chunk
         _chunked_fixed(8, 3, 53),     # two full chunks
         _chunked_fixed(9, 7, 54),     # one row left over
+        _chunked_fixed(21, 6, 55),    # torch.chunk(x, 4) makes chunks of 6 rows here
+        _chunked_large(5, 4, 56),     # logits up to ~147: exp overflows, softmax underflows
     ],
     random_case=_chunked_random,
     seed=206,
@@ -459,6 +517,8 @@ CHUNKED_LOGPROBS = Exercise(
     chunk_rows=4,
     atol=ATOL,
     mistakes=[
+        Mistake("softmax_then_log", lambda logits, ids: _pick(logits.softmax(-1).log(), ids)),
+        Mistake("naive_logsumexp", _naive_logsumexp),
         Mistake("dropped_remainder", _dropped_remainder),
         Mistake(
             "minus_max",
@@ -478,6 +538,25 @@ EXERCISES = [PICK_LOGPROBS, NEXT_PICK_LOGPROBS, SEQUENCE_LOGPROB, COMPLETION_LOG
              CHUNKED_LOGPROBS]
 
 
+#: One hint, two exercises: a bare squeeze where one target per row is left.
+_BARE_SQUEEZE = {
+    "en": ("a bare `.squeeze()` after the gather also removed the position dim when there is one target "
+           "per row (L == 2 here), so the mask broadcast against the wrong axis: squeeze only the last "
+           "dim, `.squeeze(-1)`."),
+    "zh": ("每行只剩一个目标时（这里 L == 2），gather 之后不带参数的 `.squeeze()` 把位置维也去掉了，"
+           "于是掩码沿错误的轴广播：只去掉最后一维，即 `.squeeze(-1)`。"),
+}
+
+#: One hint, five exercises: the log of a softmax that underflowed.
+_SOFTMAX_LOG = {
+    "en": ("`softmax(-1).log()` is right on paper, but in float32 a probability below about 1e-45 "
+           "underflows to 0 and its log is -inf (here, for the very negative logit). `log_softmax(-1)` "
+           "computes the log-probability directly and stays finite."),
+    "zh": ("`softmax(-1).log()` 在数学上没错，但在 float32 中，小于约 1e-45 的概率会下溢为 0，"
+           "取对数后就是 -inf（这里就是那个非常负的 logit）。`log_softmax(-1)` 直接计算对数概率，"
+           "结果保持有限。"),
+}
+
 #: Titles (the exercises' headings in the book) and hints, per language and exercise.
 MESSAGES = {
     "en": {
@@ -489,10 +568,7 @@ MESSAGES = {
             "probabilities": ("these are probabilities (`softmax`), not log-probabilities: use "
                               "`log_softmax(-1)` (not `softmax(-1).log()`, which gives -inf where a "
                               "probability underflows to 0)."),
-            "softmax_then_log": ("`softmax(-1).log()` is right on paper, but in float32 a "
-                                 "probability below about 1e-45 underflows to 0 and its log is -inf "
-                                 "(here, for the very negative logit). `log_softmax(-1)` computes "
-                                 "the log-probability directly and stays finite."),
+            "softmax_then_log": _SOFTMAX_LOG["en"],
             "softmax_wrong_dim": ("`log_softmax(1)` normalises over the positions; each position's "
                                   "distribution runs over the vocabulary, the last dim: "
                                   "`log_softmax(-1)`."),
@@ -523,6 +599,7 @@ MESSAGES = {
                                   "there were no shift. The logits at t predict the token at t + 1: "
                                   "cut the logits at the end, `logits[:, :-1]`, and the ids at the "
                                   "start, `ids[:, 1:]`."),
+            "softmax_then_log": _SOFTMAX_LOG["en"],
         },
         "sequence_logprob": {
             "title": "Sequence log-likelihood with padding",
@@ -550,6 +627,8 @@ MESSAGES = {
                                    "since `logp[mask]` flattens all rows into one. Each sequence has "
                                    "its own log-likelihood, shape (B,): multiply by the mask and sum "
                                    "over the positions only, `(logp * mask).sum(-1)`."),
+            "softmax_then_log": _SOFTMAX_LOG["en"],
+            "bare_squeeze": _BARE_SQUEEZE["en"],
         },
         "completion_logprob": {
             "title": "Score only the completion",
@@ -583,6 +662,8 @@ MESSAGES = {
                                    "since `logp[mask]` flattens all rows into one. Each sequence has "
                                    "its own completion score, shape (B,): multiply by the mask and "
                                    "sum over the positions only, `(logp * mask).sum(-1)`."),
+            "softmax_then_log": _SOFTMAX_LOG["en"],
+            "bare_squeeze": _BARE_SQUEEZE["en"],
         },
         "importance_ratio": {
             "title": "The PPO/GRPO importance ratio",
@@ -593,6 +674,10 @@ MESSAGES = {
             "no_exp": "this is the log of the ratio: apply `torch.exp` to the difference.",
             "difference_of_probs": ("you subtracted the probabilities; the ratio divides them: "
                                     "`torch.exp(new_logp - old_logp)`."),
+            "divided_probabilities": ("you divided the probabilities, `exp(new_logp) / exp(old_logp)`: right on "
+                                      "paper, but in float32 a log-prob below about -103 gives a probability of 0, "
+                                      "and 0 / 0 is nan. Subtract first, then exponentiate once: "
+                                      "`torch.exp(new_logp - old_logp)`."),
         },
         "chunked_logprobs": {
             "title": "Log-probs four rows at a time, without log_softmax",
@@ -609,6 +694,10 @@ MESSAGES = {
             "normaliser_over_chunk": ("the normaliser was summed over the whole chunk, all its rows "
                                       "together (e.g. `x.exp().sum().log()`); each row needs its "
                                       "own: `torch.logsumexp(x, dim=-1)`."),
+            "softmax_then_log": _SOFTMAX_LOG["en"],
+            "naive_logsumexp": ("`x.exp().sum(-1).log()` is logsumexp on paper, but in float32 `exp` overflows "
+                                "to inf for logits above about 88 (here up to about 147). `torch.logsumexp(x, "
+                                "dim=-1)` subtracts the row maximum first and stays finite."),
         },
     },
     "zh": {
@@ -618,8 +707,7 @@ MESSAGES = {
                            "gather。"),
             "probabilities": ("这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`（不要用 "
                               "`softmax(-1).log()`，概率下溢为 0 时它会得到 -inf）。"),
-            "softmax_then_log": ("`softmax(-1).log()` 在数学上没错，但在 float32 中，小于约 1e-45 的概率会下溢为 0，取对数后就是 "
-                                 "-inf（这里就是那个非常负的 logit）。`log_softmax(-1)` 直接计算对数概率，结果保持有限。"),
+            "softmax_then_log": _SOFTMAX_LOG["zh"],
             "softmax_wrong_dim": "`log_softmax(1)` 是沿位置维归一化；每个位置的分布是在词表上，即最后一维：`log_softmax(-1)`。",
             "forgot_squeeze": "gather 的输出形状与索引相同，是 (B, L, 1)：调用 `.squeeze(-1)` 得到 (B, L)。",
             "no_unsqueeze": ("gather 要求索引的维数与被读取的张量相同：`ids` 是 (B, L)，对数概率是 (B, L, V)。用 "
@@ -639,6 +727,7 @@ MESSAGES = {
             "both_cut_at_start": ("logits 和 ids 都从开头截掉了一位：`logits[:, 1:]` 与 `ids[:, 1:]` "
                                   "配对，等于用每个词元自己位置上的 logits 给它打分，相当于没有错位。t 处的 logits 预测 t + 1 "
                                   "处的词元：logits 去掉末尾，即 `logits[:, :-1]`，ids 去掉开头，即 `ids[:, 1:]`。"),
+            "softmax_then_log": _SOFTMAX_LOG["zh"],
         },
         "sequence_logprob": {
             "title": "带填充的序列对数似然",
@@ -658,6 +747,8 @@ MESSAGES = {
             "summed_whole_batch": ("你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，因为 "
                                    "`logp[mask]` 会把所有行展平成一维。每个序列有自己的对数似然，形状为 (B,)：乘以掩码后只沿位置求和，即 "
                                    "`(logp * mask).sum(-1)`。"),
+            "softmax_then_log": _SOFTMAX_LOG["zh"],
+            "bare_squeeze": _BARE_SQUEEZE["zh"],
         },
         "completion_logprob": {
             "title": "只给补全部分打分",
@@ -679,6 +770,8 @@ MESSAGES = {
             "summed_whole_batch": ("你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，因为 "
                                    "`logp[mask]` 会把所有行展平成一维。每个序列的补全部分有自己的得分，形状为 (B,)：乘以掩码后只沿位置求和，即 "
                                    "`(logp * mask).sum(-1)`。"),
+            "softmax_then_log": _SOFTMAX_LOG["zh"],
+            "bare_squeeze": _BARE_SQUEEZE["zh"],
         },
         "importance_ratio": {
             "title": "PPO/GRPO 的重要性比率",
@@ -686,6 +779,9 @@ MESSAGES = {
             "inverted": "这是 pi_old / pi_new，颠倒了：应为 `torch.exp(new_logp - old_logp)`。",
             "no_exp": "这是比率的对数：对差值再取 `torch.exp`。",
             "difference_of_probs": "你把两个概率相减了；比率是相除：`torch.exp(new_logp - old_logp)`。",
+            "divided_probabilities": ("你把两个概率相除了，即 `exp(new_logp) / exp(old_logp)`：数学上没错，"
+                                      "但在 float32 中，低于约 -103 的对数概率对应的概率会下溢为 0，而 0 / 0 是 nan。"
+                                      "先相减，再取一次指数：`torch.exp(new_logp - old_logp)`。"),
         },
         "chunked_logprobs": {
             "title": "不用 log_softmax，每次处理四行的对数概率",
@@ -697,6 +793,10 @@ MESSAGES = {
             "normaliser_over_chunk": ("归一化项是对整个块的所有行一起求和得到的（例如 "
                                       "`x.exp().sum().log()`）；每一行都需要自己的归一化项：`torch.logsumexp(x, "
                                       "dim=-1)`。"),
+            "softmax_then_log": _SOFTMAX_LOG["zh"],
+            "naive_logsumexp": ("`x.exp().sum(-1).log()` 在数学上就是 logsumexp，但在 float32 中 logit 大于约 88 "
+                                "时 `exp` 会上溢为 inf（这里最大约为 147）。`torch.logsumexp(x, dim=-1)` "
+                                "先减去每行最大值，结果保持有限。"),
         },
     },
 }
