@@ -11,11 +11,9 @@ the notebook. Panels are stacked vertically so the figure reads at phone width.
 """
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping
 
-import matplotlib
 import matplotlib.patheffects as pe
 import matplotlib.pyplot as plt
 import numpy as np
@@ -26,30 +24,6 @@ from gatherbook.style import FS_LABEL, FS_TITLE, INK, PAPER, styled
 from gatherbook.vision import unpatchify
 
 __all__ = ["draw_patches", "draw_patch_rows"]
-
-def _shown(draw):
-    """:func:`gatherbook.style.styled`, keeping the interactive mode that drawing switched on.
-
-    Jupyter's inline backend switches matplotlib's interactive mode on when it is loaded, which
-    happens at the first figure, inside ``styled``'s ``rc_context``; leaving the context would
-    switch it off again, and every later figure of the notebook would not be shown.
-    """
-    seen = {}
-
-    def drawing(*args, **kwargs):
-        fig = draw(*args, **kwargs)
-        seen["interactive"] = matplotlib.is_interactive()
-        return fig
-
-    inner = styled(drawing)
-
-    @functools.wraps(draw)
-    def wrapper(*args, **kwargs):
-        fig = inner(*args, **kwargs)
-        matplotlib.interactive(seen.pop("interactive"))
-        return fig
-    return wrapper
-
 
 _WIDTH = 3.6  # inches: one panel spans the figure, which a phone shows at full width
 _LINES = PAPER  # the lines between patches
@@ -139,7 +113,7 @@ def _check_grid(grid: object, fn: str) -> tuple[int, int]:
     return grid
 
 
-@_shown
+@styled
 def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
                  keep: Mapping[str, torch.Tensor] | None = None,
                  labels: Mapping[str, torch.Tensor] | None = None,
@@ -215,7 +189,7 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
     return fig
 
 
-@_shown
+@styled
 def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch.Tensor] | None = None,
                     per_row: int = 8, channels: int = 3, title: str | None = None) -> Figure:
     """Draw sequences of patches in their order, one block per entry, stacked vertically.

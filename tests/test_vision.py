@@ -180,21 +180,3 @@ def test_draw_patch_rows_rejects_bad_input():
     with pytest.raises(TypeError, match="rows\\['x'\\] must be a torch.Tensor"):
         draw_patch_rows({"x": [1.0]})
 
-
-def test_drawing_keeps_the_interactive_mode_the_backend_switched_on():
-    # Jupyter's inline backend turns interactive mode on when the first figure loads it, inside
-    # the style's rc_context; leaving the context must not turn it off, or later figures vanish.
-    from gatherbook.draw_vision import _shown
-
-    before = matplotlib.is_interactive()
-    try:
-        matplotlib.interactive(False)
-
-        def draw():
-            matplotlib.interactive(True)   # what loading the inline backend does
-            return plt.figure()
-
-        _shown(draw)()
-        assert matplotlib.is_interactive()
-    finally:
-        matplotlib.interactive(before)
