@@ -5,8 +5,8 @@ different k per image through a mask, and EViT-style selection by the class toke
 Patches ``x[b][n][d]`` hold ``100*b + 10*n + d`` in the hand-written cases, so a value says where
 it came from; scores within a row are all different (one decimal, from a permutation), so the
 top-k and every order are unique. Sizes differ from one another (B != N != D) so that an answer
-along the wrong dim cannot pass by accident; ``k`` is a 0-dim int64 tensor (``int(k)`` gives it
-as a Python int).
+along the wrong dim cannot pass by accident. ``k`` is a Python int, except in the exercise where
+each image has its own (a ``(B,)`` tensor).
 """
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def _f(values) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.float32)
 
 
-def _k(k: int) -> torch.Tensor:
-    return torch.tensor(k, dtype=I64)
+def _k(k: int) -> int:
+    return k
 
 
 def _scores(g: torch.Generator, B: int, N: int) -> torch.Tensor:
@@ -52,8 +52,8 @@ def _expanded(idx: torch.Tensor, D: int) -> torch.Tensor:
     return idx.unsqueeze(-1).expand(-1, -1, D)
 
 
-def _top(scores: torch.Tensor, k: torch.Tensor, largest: bool = True) -> torch.Tensor:
-    return scores.topk(int(k), dim=1, largest=largest).indices
+def _top(scores: torch.Tensor, k: int, largest: bool = True) -> torch.Tensor:
+    return scores.topk(k, dim=1, largest=largest).indices
 
 
 def _random_topk_case(g: torch.Generator):
@@ -74,14 +74,14 @@ _TOPK_EDGES = [
 # --------------------------------------------------------------------------------------------
 # 1. the top-k patches, in score order
 
-def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
     """The k patches of each image with the highest scores, highest first.
 
     x: (B, N, D) float patches; scores: (B, N) float, all different within a row;
-    k: 0-dim int64 tensor, 1 <= k <= N. Returns (B, k, D): ``out[b][j] = x[b][idx[b][j]]`` where
+    k: int, 1 <= k <= N. Returns (B, k, D): ``out[b][j] = x[b][idx[b][j]]`` where
     ``idx[b]`` lists row b's patches by decreasing score.
     """
-    idx = scores.topk(int(k), dim=1).indices
+    idx = scores.topk(k, dim=1).indices
     return x.gather(1, _expanded(idx, x.shape[2]))
 
 
@@ -98,7 +98,7 @@ TOP_K_PATCHES = Exercise(
         Mistake("smallest", lambda x, s, k: x.gather(1, _expanded(_top(s, k, largest=False),
                                                       x.shape[2]))),
         Mistake("topk_dim0",
-                lambda x, s, k: x.gather(1, _expanded(s.topk(int(k), dim=0).indices.T, x.shape[2]))),
+                lambda x, s, k: x.gather(1, _expanded(s.topk(k, dim=0).indices.T, x.shape[2]))),
     ],
 )
 
@@ -106,14 +106,14 @@ TOP_K_PATCHES = Exercise(
 # --------------------------------------------------------------------------------------------
 # 2. the top-k patches, in image order
 
-def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
     """The k patches of each image with the highest scores, in the image's order.
 
     x: (B, N, D) float patches; scores: (B, N) float, all different within a row;
-    k: 0-dim int64 tensor, 1 <= k <= N. Returns (B, k, D): the same patches as the top k, but
+    k: int, 1 <= k <= N. Returns (B, k, D): the same patches as the top k, but
     ordered by patch number (reading order), not by score.
     """
-    idx = scores.topk(int(k), dim=1).indices.sort(dim=1).values
+    idx = scores.topk(k, dim=1).indices.sort(dim=1).values
     return x.gather(1, _expanded(idx, x.shape[2]))
 
 
@@ -139,19 +139,19 @@ TOP_K_IN_IMAGE_ORDER = Exercise(
 # --------------------------------------------------------------------------------------------
 # 3. MAE random masking and the restore
 
-def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.Tensor:
     """MAE's random masking, then the decoder's unshuffle, with zeros as mask tokens.
 
     x: (B, N, D) float patches; noise: (B, N) float, all different within a row;
-    keep: 0-dim int64 tensor, 1 <= keep <= N. Each image keeps the ``keep`` patches with the
+    keep: int, 1 <= keep <= N. Each image keeps the ``keep`` patches with the
     smallest noise. Returns (B, N, D): the kept patches back at their own positions, zeros at
     the masked ones.
     """
     B, N, D = x.shape
     ids_shuffle = noise.argsort(dim=1)
     ids_restore = ids_shuffle.argsort(dim=1)
-    kept = x.gather(1, _expanded(ids_shuffle[:, :int(keep)], D))
-    full = torch.cat([kept, x.new_zeros(B, N - int(keep), D)], dim=1)
+    kept = x.gather(1, _expanded(ids_shuffle[:, :keep], D))
+    full = torch.cat([kept, x.new_zeros(B, N - keep, D)], dim=1)
     return full.gather(1, _expanded(ids_restore, D))
 
 
@@ -160,8 +160,8 @@ def _masked_then(restore):
     def answer(x, noise, keep):
         B, N, D = x.shape
         ids_shuffle = noise.argsort(dim=1)
-        kept = x.gather(1, _expanded(ids_shuffle[:, :int(keep)], D))
-        full = torch.cat([kept, x.new_zeros(B, N - int(keep), D)], dim=1)
+        kept = x.gather(1, _expanded(ids_shuffle[:, :keep], D))
+        full = torch.cat([kept, x.new_zeros(B, N - keep, D)], dim=1)
         return restore(full, ids_shuffle, D)
     return answer
 
@@ -248,17 +248,17 @@ KEEP_MASK_PER_IMAGE = Exercise(
 # --------------------------------------------------------------------------------------------
 # 5. EViT: keep the class token and the tokens it attends to most
 
-def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.Tensor:
     """EViT's selection: the class token, then the k tokens the class token attends to most.
 
     x: (B, 1 + N, D) float, token 0 the class token; attn: (B, H, 1 + N, 1 + N) float attention
     probabilities (``attn[b, h, i, j]``: how much token i attends to token j), with the heads'
-    means ``attn[:, :, 0, 1:].mean(dim=1)`` all different within a row; k: 0-dim int64 tensor,
-    1 <= k <= N. Returns (B, 1 + k, D): the class token, then the k patch tokens by decreasing
-    mean attention of the class token.
+    means ``attn[:, :, 0, 1:].mean(dim=1)`` all different within a row; k: int, 1 <= k <= N.
+    Returns (B, 1 + k, D): the class token, then the k patch tokens by decreasing mean
+    attention of the class token.
     """
     cls_attn = attn[:, :, 0, 1:].mean(dim=1)  # (B, N)
-    idx = cls_attn.topk(int(k), dim=1).indices
+    idx = cls_attn.topk(k, dim=1).indices
     others = x[:, 1:].gather(1, _expanded(idx, x.shape[2]))
     return torch.cat([x[:, :1], others], dim=1)
 
@@ -266,7 +266,7 @@ def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: torch.Tensor) 
 def _with_cls_attn(pick_attn, *, skip_cls=True, keep_cls=True):
     """keep_by_cls_attention with one step changed (for the mistakes)."""
     def answer(x, attn, k):
-        idx = pick_attn(attn).topk(int(k), dim=1).indices
+        idx = pick_attn(attn).topk(k, dim=1).indices
         source = x[:, 1:] if skip_cls else x
         others = source.gather(1, _expanded(idx, x.shape[2]))
         return torch.cat([x[:, :1], others], dim=1) if keep_cls else others
@@ -324,15 +324,15 @@ KEEP_BY_CLS_ATTENTION = Exercise(
 # --------------------------------------------------------------------------------------------
 # 6. EViT: fuse the dropped tokens into one
 
-def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: int) -> torch.Tensor:
     """EViT's fused token: the tokens outside the top k, summed with their attention as weights.
 
     x: (B, N, D) float patch tokens; cls_attn: (B, N) float, the class token's attention to
-    each, all different within a row; k: 0-dim int64 tensor, 1 <= k <= N. Returns (B, 1, D):
+    each, all different within a row; k: int, 1 <= k <= N. Returns (B, 1, D):
     ``sum(cls_attn[b, n] * x[b, n])`` over the tokens n that are not among the k with the
     highest attention (EViT does not renormalise the weights; k == N gives zeros).
     """
-    idx = cls_attn.topk(int(k), dim=1).indices
+    idx = cls_attn.topk(k, dim=1).indices
     dropped = torch.ones_like(cls_attn, dtype=torch.bool).scatter(1, idx, False)
     weights = torch.where(dropped, cls_attn, torch.zeros_like(cls_attn))
     return (x * weights.unsqueeze(-1)).sum(dim=1, keepdim=True)
@@ -341,7 +341,7 @@ def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: torch.Tensor) -> to
 def _fused_with(weights_of):
     """fuse_dropped with other weights (for the mistakes): ``weights_of(cls_attn, dropped)``."""
     def answer(x, cls_attn, k):
-        idx = cls_attn.topk(int(k), dim=1).indices
+        idx = cls_attn.topk(k, dim=1).indices
         dropped = torch.ones_like(cls_attn, dtype=torch.bool).scatter(1, idx, False)
         return (x * weights_of(cls_attn, dropped).unsqueeze(-1)).sum(dim=1, keepdim=True)
     return answer
