@@ -43,9 +43,11 @@ from typing import Callable
 
 import torch
 
-__all__ = ["compare", "speed_figures", "memory_figure", "notebook_seconds", "run", "format_table"]
+__all__ = ["compare", "speed_figures", "memory_figure", "notebook_seconds", "run", "format_table",
+           "recorded"]
 
 ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "bench_results"
 LOGPROB_SHAPE = {"B": 4, "L": 512, "V": 32_000, "H": 128}
 METHODS = ("naive", "chunked", "fused", "fused_train", "trl")
 
@@ -212,12 +214,11 @@ def memory_figure(method: str, device: str = "cpu", repeats: int = 3,
 # Notebook execution times
 # ---------------------------------------------------------------------------------------------
 def _stored_seconds(path: Path) -> float | None:
-    import nbformat
     from datetime import datetime
 
-    nb = nbformat.read(path, as_version=4)
+    nb = json.loads(path.read_text(encoding="utf8"))  # no validation: fast
     total, seen = 0.0, False
-    for cell in nb.cells:
+    for cell in nb.get("cells", []):
         ex = cell.get("metadata", {}).get("execution", {})
         start, end = ex.get("iopub.execute_input"), ex.get("shell.execute_reply")
         if start and end:
@@ -286,31 +287,50 @@ def run(quick: bool = False, devices: list[str] | None = None, execute_notebooks
 
 
 _DESCRIPTIONS = {
-    "gather_vs_loop_speedup": "Python loop time / gather time",
-    "gather_vs_indexing_ratio": "gather time / x[arange, ids] time",
-    "take_along_dim_vs_indexing_ratio": "take_along_dim time / indexing time",
-    "onehot_matmul_vs_indexing_ratio": "one-hot bmm time / indexing time",
-    "gather_bandwidth_fraction_of_copy_expanded": "gather rows, expanded index: GB/s / clone GB/s",
-    "gather_bandwidth_fraction_of_copy_dense": "gather rows, dense index: GB/s / clone GB/s",
-    "logprob_peak_ratio_naive": "log_softmax + gather: peak / logits bytes",
-    "logprob_peak_ratio_chunked": "token_logprobs(chunk_size=128): peak / logits",
-    "logprob_peak_ratio_fused": "fused_token_logprobs: peak / logits",
-    "logprob_train_peak_ratio_fused": "fused, forward + backward: peak / logits",
-    "logprob_peak_ratio_trl": "TRL selective_log_softmax: peak / logits",
+    "gather_vs_loop_speedup": "loop time / gather time",
+    "gather_vs_indexing_ratio": "gather / x[arange, ids] time",
+    "take_along_dim_vs_indexing_ratio": "take_along_dim / indexing time",
+    "onehot_matmul_vs_indexing_ratio": "one-hot bmm / indexing time",
+    "gather_bandwidth_fraction_of_copy_expanded": "GB/s over clone(), expanded index",
+    "gather_bandwidth_fraction_of_copy_dense": "GB/s over clone(), dense index",
+    "logprob_peak_ratio_naive": "peak / logits, log_softmax+gather",
+    "logprob_peak_ratio_chunked": "peak / logits, token_logprobs",
+    "logprob_peak_ratio_fused": "peak / logits, fused",
+    "logprob_train_peak_ratio_fused": "fwd+bwd peak / logits, fused",
+    "logprob_peak_ratio_trl": "peak / logits, TRL",
 }
 
 
 def format_table(figures: dict) -> str:
-    """The figures as a plain-text table (one line each; notebook seconds at the end)."""
-    lines = [f"{'figure':44s} {'value':>9s}  meaning", "-" * 88]
+    """The figures as a plain-text table (one line each, then each notebook's seconds)."""
+    rows = []
     for key, value in figures.items():
         base = key.split("_", 1)[1] if key.startswith("cuda_") else key
         if base in _DESCRIPTIONS:
-            lines.append(f"{key:44s} {value:9.3f}  {_DESCRIPTIONS[base]}")
-    for name, seconds in figures.get("notebook_seconds", {}).items():
-        shown = "-" if seconds is None else f"{seconds:.2f}"
-        lines.append(f"{'notebook_seconds ' + name:44s} {shown:>9s}  s")
+            rows.append((key, f"{value:.3f}", _DESCRIPTIONS[base]))
+    width = max([len(k) for k, _, _ in rows] + [len("figure")])
+    lines = [f"{'figure':{width}s} {'value':>9s}  meaning"]
+    lines += [f"{k:{width}s} {v:>9s}  {d}" for k, v, d in rows]
+    seconds = figures.get("notebook_seconds", {})
+    if seconds:
+        lines.append("notebook_seconds")
+        for name, value in seconds.items():
+            lines.append(f"  {name:40s} {'-' if value is None else f'{value:.2f}':>9s}")
     return "\n".join(lines)
+
+
+def recorded(name: str = "quick_cpu") -> dict:
+    """The figures of a recorded run stored with the package, ``bench_results/<name>.json``
+    (``quick_cpu``: ``python -m gatherbook.bench --quick --json ...`` on the book's 2-core CPU).
+
+    Raises:
+        ValueError: no recorded run of that name (the message lists those there are).
+    """
+    path = RESULTS / f"{name}.json"
+    if not isinstance(name, str) or not path.is_file():
+        there = sorted(p.stem for p in RESULTS.glob("*.json"))
+        raise ValueError(f"recorded: no recorded run named {name!r}; there are {there}.")
+    return json.loads(path.read_text(encoding="utf8"))
 
 
 def main(argv: list[str] | None = None) -> int:
