@@ -24,10 +24,15 @@ _INK = "#222222"
 _MAX_LABEL = 40
 
 
+def _label(v: float) -> str:
+    """``1234x``, ``42x``, ``1.5x``, ``0.29x``: at most 3 significant digits, never an exponent."""
+    return f"{v:.0f}x" if v >= 10 else f"{v:.2g}x" if v >= 0.01 else f"{v:.1e}x"
+
+
 def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
     """Horizontal bars of positive ratios on a log scale, one per label, and a dashed line at
     ``reference``. Bars below the reference are blue, above it orange; each bar is labelled with
-    its value (``0.31x``).
+    its value (``0.31x``, ``1585x``).
 
     Args:
         ratios: non-empty mapping from a label (a code identifier, <= 40 characters) to a
@@ -61,13 +66,13 @@ def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 
     ax = fig.add_subplot()
     y = np.arange(len(labels))[::-1]
     colours = [_BAR if v <= reference else _OVER for v in values]
-    ax.barh(y, values, color=colours, left=min(values.min(), reference) / 3)
+    low = min(values.min(), reference) / 3
     ax.set_xscale("log")
+    ax.barh(y, values - low, left=low, color=colours)  # each bar spans [low, value]
     ax.axvline(reference, color=_INK, linestyle="--", linewidth=1)
     for yi, v in zip(y, values):
-        ax.text(v * 1.08, yi, f"{v:.3g}x", va="center", fontsize=11, color=_INK)
+        ax.text(v * 1.12, yi, _label(v), va="center", fontsize=11, color=_INK)
     ax.set_yticks(y, labels, fontsize=11, family="monospace")
-    low = min(values.min(), reference) / 3
     ax.set_xlim(low, max(values.max(), reference) * 6)
     ax.set_xlabel(xlabel, fontsize=11, family="monospace")
     ax.tick_params(axis="x", labelsize=10)

@@ -16,6 +16,8 @@ def test_draws_one_bar_per_ratio_on_a_log_axis():
     assert len(ax.patches) == 3
     texts = {t.get_text() for t in ax.texts}
     assert {"40x", "0.3x", "1x"} <= texts
+    bars = [p.get_x() + p.get_width() for p in ax.patches]
+    assert bars == pytest.approx([40.0, 0.3, 1.0])  # each bar ends at its value
     plt.close(fig)
 
 
