@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -128,7 +130,8 @@ def _worker(rank: int, world_size: int, port: int, folder: str) -> None:
 
 
 def run_vocab_parallel(
-    logits: torch.Tensor, ids: torch.Tensor, weights: torch.Tensor | None = None, world_size: int = 2
+    logits: torch.Tensor, ids: torch.Tensor, weights: torch.Tensor | None = None, world_size: int = 2,
+    timeout: float = 120,
 ) -> dict:
     """Split ``logits`` by vocabulary over ``world_size`` local processes (gloo) and run
     :func:`vocab_parallel_token_logprobs` in each; backpropagate ``(out * weights).sum()``.
@@ -138,6 +141,7 @@ def run_vocab_parallel(
         ids: ``(...)`` integer ids in ``[0, V)``.
         weights: ``(...)`` weights of the loss whose gradient is taken (ones when ``None``).
         world_size: number of processes (ranks), >= 1.
+        timeout: seconds to wait for the processes.
 
     Returns:
         ``{"out": [...per rank], "grad": (..., V) the ranks' gradients side by side,
@@ -145,6 +149,7 @@ def run_vocab_parallel(
 
     Raises:
         TypeError / ValueError: bad arguments (named in the message).
+        RuntimeError: a rank failed or timed out (its error output is in the message).
     """
     if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
         raise TypeError(f"logits must be a floating-point torch.Tensor; got {type(logits).__name__}.")
@@ -165,16 +170,38 @@ def run_vocab_parallel(
         raise ValueError(f"weights must be a tensor of shape {tuple(ids.shape)}; "
                          f"got {getattr(weights, 'shape', type(weights).__name__)}.")
     width = vocab // world_size
-    import torch.multiprocessing as mp
-
     with tempfile.TemporaryDirectory(prefix="vocab_parallel_") as folder:
         for r in range(world_size):
             torch.save({"local_logits": logits[..., r * width:(r + 1) * width].detach().cpu().clone(),
                         "ids": ids.cpu(), "vocab_start": r * width,
                         "weights": weights.detach().cpu()}, Path(folder) / f"in{r}.pt")
         port = free_port()
-        mp.spawn(_worker, args=(world_size, port, folder), nprocs=world_size, join=True)
+        # One fresh interpreter per rank (`python -m gatherbook.vocab_parallel`): unlike
+        # multiprocessing's spawn, it does not re-import the caller's main module (a notebook's
+        # kernel), so it starts in the time it takes to import torch.
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        procs = [subprocess.Popen([sys.executable, "-m", "gatherbook.vocab_parallel", str(r),
+                                   str(world_size), str(port), folder],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                 for r in range(world_size)]
+        errors = []
+        for r, proc in enumerate(procs):
+            try:
+                _, err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                for p in procs:
+                    p.kill()
+                raise RuntimeError(f"rank {r} did not finish within {timeout} s") from None
+            if proc.returncode != 0:
+                errors.append(f"rank {r} exited with {proc.returncode}:\n{err.decode()[-2000:]}")
+        if errors:
+            raise RuntimeError("\n".join(errors))
         results = [torch.load(Path(folder) / f"out{r}.pt") for r in range(world_size)]
     return {"out": [r["out"] for r in results],
             "grad": torch.cat([r["grad"] for r in results], dim=-1),
             "owned": [r["owned"] for r in results], "port": port}
+
+
+if __name__ == "__main__":  # one rank, started by run_vocab_parallel
+    _rank, _world, _port, _folder = sys.argv[1:5]
+    _worker(int(_rank), int(_world), int(_port), _folder)
