@@ -30,6 +30,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
+from gatherbook import style
+
 __all__ = ["draw_gather", "draw_tensors", "MAX_SLICES", "MAX_ROWS", "MAX_COLS"]
 
 MAX_SLICES = 4  #: most slices (dim -3 of a 3-d tensor) a picture shows
@@ -37,34 +39,23 @@ MAX_ROWS = 8  #: most rows (dim -2) a picture shows
 MAX_COLS = 10  #: most columns (the last dim) a picture shows
 _MAX_NDIM = 3
 
-# --- style -------------------------------------------------------------------------------------
-_FONT = "DejaVu Sans Mono"  # ships with matplotlib; monospace, so text widths are known exactly
-_EM = 0.602  # advance width of one DejaVu Sans Mono character, in ems
-_FS_VALUE, _FS_NUMBER, _FS_LABEL, _FS_TITLE, _FS_FIGTITLE = 10.0, 8.0, 9.0, 10.5, 11.5
-
-_INK = "#222222"  # values, titles
-_MUTED = "#6b6b6b"  # row and column numbers, slice labels, the dim arrow
-_EDGE = "#4a4a4a"  # cell borders
-_PLAIN_FACE = "#ffffff"
-_UNSELECTED_FACE = "#f1f1f1"  # input cells that gather does not read
-_UNSELECTED_TEXT = "#9a9a9a"
-_MARK = "#d62728"  # outline of marked cells
-# tab10 without its grey, mixed half-way with white so black values stay readable on every colour
-_TAB10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf")
+# --- style: the book's one figure style (gatherbook.style) -------------------------------------
+_FONT = style.FONT
+_FS_VALUE, _FS_NUMBER, _FS_LABEL, _FS_TITLE, _FS_FIGTITLE = (
+    style.FS_VALUE, style.FS_NUMBER, style.FS_LABEL, style.FS_TITLE, style.FS_FIGTITLE)
+_FS_TAG = style.FS_TAG  # link numbers in the corner of linked cells
+_INK, _MUTED, _EDGE, _MARK = style.INK, style.MUTED, style.EDGE, style.MARK
+_PLAIN_FACE = style.PAPER
+_UNSELECTED_FACE = style.QUIET_FACE  # input cells that gather does not read
+_UNSELECTED_TEXT = style.QUIET_INK
+_PALETTE = style.PALETTE
 _PLAIN, _UNSELECTED = -2, -1  # colour ids that are not palette entries
-
-
-def _lighten(hex_colour: str, amount: float = 0.55) -> tuple[float, float, float]:
-    rgb = np.array([int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255.0
-    return tuple(float(round(c, 4)) for c in rgb + (1.0 - rgb) * amount)
-
-
-_PALETTE = tuple(_lighten(c) for c in _TAB10)
 
 # --- geometry, in inches -----------------------------------------------------------------------
 _CELL_H = 0.34
 _CELL_W_MIN = 0.40
 _CELL_PAD = 0.16  # room left and right of the widest value
+_TAG_PAD = 0.035  # from a cell's top-left corner to its link number
 _COL_NUMBERS_H = 0.19  # column numbers above a grid
 _NUMBER_PAD = 0.05  # from the grid to its row and column numbers
 _SLICE_LABEL_H = 0.22  # "input[0]" above a slice
@@ -78,9 +69,7 @@ _ARROW_OFF = 0.14  # from the grid edge to the dim arrow
 _ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a grid
 
 
-def _text_width(text: str, fontsize: float) -> float:
-    """Width in inches of ``text`` in the monospace figure font."""
-    return len(text) * _EM * fontsize / 72.0
+_text_width = style.text_width
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -256,6 +245,7 @@ class _Grid:
     col_numbers: bool
     cell_w: float
     empty: bool = False  # the tensor has no elements: drawn as one dashed "empty" cell
+    tagged: bool = False  # linked cells also carry their link number (more links than colours)
 
     @property
     def width(self) -> float:
@@ -303,8 +293,12 @@ def _as_slices(a: np.ndarray) -> np.ndarray:
 
 
 def _panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
-           mark: torch.Tensor | None = None) -> _Panel:
-    """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids."""
+           mark: torch.Tensor | None = None, tagged: bool = False) -> _Panel:
+    """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids.
+
+    ``tagged``: write each linked cell's colour id in its corner as well, so that the link
+    stays unambiguous when there are more linked cells than palette colours.
+    """
     shape = _shape(t)
     texts = _cell_texts(t) if t.numel() else np.array([["empty"]], dtype=object)
     cell_w = max(_CELL_W_MIN, max(_text_width(s, _FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
@@ -322,7 +316,7 @@ def _panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None
         grids.append(_Grid(
             texts=s_texts, ids=s_ids, mark=None if marks is None else marks[k], gids=s_gids,
             label=f"{name}[{k}]" if t.ndim == 3 else None,
-            row_numbers=t.ndim >= 2, col_numbers=t.ndim >= 1, cell_w=cell_w,
+            row_numbers=t.ndim >= 2, col_numbers=t.ndim >= 1, cell_w=cell_w, tagged=tagged,
         ))
     return _Panel(title, grids)
 
@@ -368,6 +362,10 @@ def _draw_grid(ax, g: _Grid) -> None:
             ax.text(j + 0.5, i + 0.5, str(g.texts[i, j]), ha="center", va="center_baseline", zorder=3,
                     fontsize=_FS_VALUE, family=_FONT, color=_MUTED if g.empty else ink,
                     style="italic" if g.empty else "normal")
+            if g.tagged and g.ids[i, j] >= 0:  # the link number: a second cue beside the colour
+                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / _CELL_H, str(int(g.ids[i, j])),
+                        ha="left", va="top", zorder=3, fontsize=_FS_TAG, family=_FONT,
+                        color=_MUTED, gid="tag")
             if g.mark is not None and g.mark[i, j]:
                 outline = Rectangle((j + 0.06, i + 0.06), 0.88, 0.88, fill=False, edgecolor=_MARK,
                                     linewidth=2.6, clip_on=False, zorder=2)
@@ -475,6 +473,7 @@ def _render(rows: list[list[_Panel]], title: str | None, same_slots: bool = Fals
 
 
 # --- public ------------------------------------------------------------------------------------
+@style.styled
 def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: str | None = None) -> Figure:
     """Draw ``input``, ``index`` and ``out = torch.gather(input, dim, index)`` as grids of cells.
 
@@ -483,7 +482,10 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     ``index``'s shape and ``out[i][j] = input[i][index[i][j]]`` for ``dim == 1`` (likewise for
     the other dims). Every ``input`` cell that gather reads gets its own colour, and each
     ``index`` cell and its ``out`` cell get the colour of the ``input`` cell they read; cells
-    nobody reads stay light grey. An arrow on ``input`` shows the direction of ``dim``.
+    nobody reads stay light grey. When gather reads more input cells than the palette has
+    colours (9), colours repeat, so every linked cell also shows its link number (0, 1, 2 ...,
+    the read input cells in row-major order) small in its top-left corner: colour and number
+    together always name the source cell. An arrow on ``input`` shows the direction of ``dim``.
 
     1-d and 0-d tensors are drawn as rows of cells stacked ``input`` / ``index`` / ``out``; 2-d
     tensors side by side; 3-d tensors as three rows of slices (``input[0]``, ``input[1]`` ...).
@@ -512,11 +514,14 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)
     input_ids, index_ids = _link_ids(_shape(input), d, i_cpu)
+    # more input cells read than colours: colours repeat, so every linked cell gets its number
+    tagged = int(input_ids.max(initial=-1)) >= len(_PALETTE)
 
     panels = [
-        _panel("input", x_cpu, _title("input", x_cpu), ids=input_ids),
-        _panel("index", i_cpu, _title("index", i_cpu), ids=index_ids),
-        _panel("out", out, _title(f"out = input.gather({dim}, index)", out), ids=index_ids),
+        _panel("input", x_cpu, _title("input", x_cpu), ids=input_ids, tagged=tagged),
+        _panel("index", i_cpu, _title("index", i_cpu), ids=index_ids, tagged=tagged),
+        _panel("out", out, _title(f"out = input.gather({dim}, index)", out), ids=index_ids,
+               tagged=tagged),
     ]
     arrow_on = panels[0]
     if input.ndim == 3:
@@ -533,6 +538,7 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     return _render([[p] for p in panels], title, same_slots=input.ndim == 3)
 
 
+@style.styled
 def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = None,
                  mark: Mapping[str, torch.Tensor] | None = None) -> Figure:
     """Draw a row of labelled grids, one per entry of ``tensors`` (label: key and shape).

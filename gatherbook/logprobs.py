@@ -48,11 +48,12 @@ def _check(logits: object, ids: object, chunk_size: object, ignore_index: object
         if ids.dim() == logits.dim() - 1 and any(
             abs(a - b) == 1 for a, b in zip(ids.shape, logits.shape[:-1])
         ):
-            hint = " (off by one: for next-token scoring pair logits[:, :-1] with ids[:, 1:])"
+            hint = "\n(off by one: for next-token scoring pair logits[:, :-1] with ids[:, 1:])"
         elif ids.dim() == logits.dim() and ids.shape[-1] == 1:
-            hint = " (ids has a trailing dim of size 1: pass ids without the unsqueeze(-1))"
+            hint = "\n(ids has a trailing dim of size 1: pass ids without the unsqueeze(-1))"
+        # one clause a line: a message line stays within the page's 88-character code column
         raise ValueError(
-            f"ids must have shape logits.shape[:-1] = {expected}; got ids of shape {_shape(ids.shape)} "
+            f"ids must have shape logits.shape[:-1] = {expected};\ngot ids of shape {_shape(ids.shape)} "
             f"for logits of shape {_shape(logits.shape)}{hint}."
         )
     if ids.device != logits.device:
@@ -77,11 +78,11 @@ def _check_range(ids: torch.Tensor, vocab: int, ignore_index: int | None) -> Non
         hint = ""
         if value < 0:
             hint = (
-                f" A negative id such as -100 is usually a padding label: pass ignore_index={value}, "
-                f"or replace it by a valid id first (ids.masked_fill(~mask, 0)) and mask the result."
+                f"\nA negative id such as -100 is usually a padding label: pass ignore_index={value},"
+                f"\nor replace it by a valid id first (ids.masked_fill(~mask, 0)) and mask the result."
             )
         raise ValueError(
-            f"{position} = {value} is not a valid token id: ids must lie in [0, V) = [0, {vocab}) "
+            f"{position} = {value} is not a valid token id:\nids must lie in [0, V) = [0, {vocab}) "
             f"for logits with V = {vocab}.{hint}"
         )
 

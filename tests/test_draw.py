@@ -120,14 +120,81 @@ def test_selected_cells_get_distinct_colours_and_unselected_stay_grey():
     assert to_rgba(draw._UNSELECTED_FACE) not in {to_rgba(c) for c in draw._PALETTE}
 
 
-def test_more_selected_cells_than_colours_cycle_the_palette():
+def tags(fig: Figure) -> dict[str, str]:
+    """gid of every cell -> the link number written in its corner ("" when it has none)."""
+    found = {}
+    for ax in fig.axes:
+        corner = {(round(t.get_position()[0], 3), round(t.get_position()[1], 3)): t.get_text()
+                  for t in ax.texts if t.get_gid() == "tag"}
+        for patch in ax.patches:
+            if isinstance(patch, Rectangle) and patch.get_gid() and not patch.get_gid().startswith("mark:"):
+                x, y = patch.get_xy()
+                w = patch.get_width()
+                found[patch.get_gid()] = next((v for (cx, cy), v in corner.items()
+                                               if x <= cx < x + w and y <= cy < y + 0.5), "")
+    return found
+
+
+def assert_colour_and_tag_name_the_source(fig: Figure, x: torch.Tensor, dim: int, index: torch.Tensor):
+    """Every index and out cell looks exactly like the input cell it reads (colour and link
+    number), and no two different read input cells look alike."""
+    found, tag = cells(fig), tags(fig)
+    look = {g: (found[g][0], tag[g]) for g in found}
+    read = set()
+    for pos in np.ndindex(*index.shape):
+        src = list(pos)
+        src[dim] = int(index[pos])
+        source = gid("input", tuple(src))
+        read.add(source)
+        assert look[gid("index", pos)] == look[gid("out", pos)] == look[source], (pos, source)
+    looks = [look[g] for g in read]
+    assert len(set(looks)) == len(looks), "two different source cells share colour and number"
+
+
+def test_more_selected_cells_than_colours_get_link_numbers():
     x = torch.arange(20).reshape(2, 10)
     index = torch.arange(10).repeat(2, 1)
     input_ids, _ = draw._link_ids((2, 10), 1, index)
     assert input_ids.max() == 19
-    found = cells(draw_gather(x, 1, index))
+    fig = draw_gather(x, 1, index)
+    found, tag = cells(fig), tags(fig)
     n = len(draw._PALETTE)
-    assert found[gid("input", (0, 0))][0] == found[gid("input", divmod(n, 10))][0]
+    assert found[gid("input", (0, 0))][0] == found[gid("input", divmod(n, 10))][0]  # colours repeat
+    assert tag[gid("input", (0, 0))] == "0" and tag[gid("input", divmod(n, 10))] == str(n)
+    assert_colour_and_tag_name_the_source(fig, x, 1, index)
+
+
+def test_the_3d_dim0_picture_of_chapter_1_names_every_source():
+    """Chapter 1's dim=0 example reads 12 input cells, more than the 9 colours."""
+    a = torch.arange(24).reshape(2, 3, 4)
+    idx_d0 = torch.tensor([[[0, 1, 0, 1], [1, 1, 0, 0], [0, 0, 1, 1]]])
+    fig = draw_gather(a, 0, idx_d0)
+    assert_colour_and_tag_name_the_source(fig, a, 0, idx_d0)
+    faces = [cells(fig)[gid("index", p)][0] for p in np.ndindex(1, 3, 4)]
+    assert len(set(faces)) < 12  # colour alone would not do
+
+
+@pytest.mark.parametrize("xshape, dim, ishape, n_axes", SHAPES)
+def test_every_picture_links_by_colour_and_numbers_only_when_needed(xshape, dim, ishape, n_axes):
+    x = torch.arange(int(np.prod(xshape)) or 1).reshape(xshape) * 10
+    index = random_index(x, dim, ishape)
+    fig = draw_gather(x, dim, index)
+    if x.ndim and index.ndim:  # (0-d pairs are covered by the test above)
+        assert_colour_and_tag_name_the_source(fig, x, dim % x.ndim, index)
+    read = len(set(draw._link_ids(tuple(x.shape), dim % max(x.ndim, 1), index)[1].reshape(-1).tolist()))
+    assert any(tags(fig).values()) == (read > len(draw._PALETTE))
+
+
+def test_unread_cells_are_quiet_but_legible():
+    from gatherbook import style
+
+    fig = draw_gather(torch.arange(12).reshape(3, 4), 1, torch.tensor([[0], [1], [2]]))
+    ax = fig.axes[0]
+    unread = [p for p in ax.patches if p.get_gid() == "input[0,3]"][0]
+    text = [t for t in ax.texts if t.get_position() == (3.5, 0.5)][0]
+    assert style.contrast_ratio(text.get_color(), unread.get_facecolor()) >= 3.0
+    assert style.contrast_ratio(text.get_color(), unread.get_facecolor()) < style.contrast_ratio(
+        style.INK, style.PAPER)  # still quieter than the values that are read
 
 
 def test_gather_labels_are_code_identifiers():

@@ -6,6 +6,7 @@ still agree on everything that is not prose: every number, shape and verdict sym
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import re
@@ -33,6 +34,23 @@ def strip_comments(source: str) -> str:
               if t.type != tokenize.COMMENT]
     lines = tokenize.untokenize(tokens).splitlines()
     return "\n".join(line.rstrip() for line in lines if line.strip())
+
+
+def strip_comments_and_docstrings(source: str) -> str:
+    """The code as Python sees it, without comments and without docstrings (of the cell, its
+    functions and classes), so each edition may write both in its own language. A cell that
+    is not plain Python (an IPython magic) falls back to dropping the comments only."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return strip_comments(source)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
 
 
 def coalesced(outputs: list) -> list:
@@ -87,8 +105,9 @@ def test_setup_cell_states_the_notebooks_language(name, folder, lang):
 
 
 def same_code(source: str) -> str:
-    """The code without comments, with the setup cell's language literal made neutral."""
-    return SETUP_LANG.sub('gb.setup(lang=LANG)', strip_comments(source))
+    """The code without comments and docstrings, with the setup cell's language literal made
+    neutral."""
+    return strip_comments_and_docstrings(SETUP_LANG.sub('gb.setup(lang=LANG)', source))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -97,7 +116,7 @@ def test_same_code_cells(name):
     assert len(en) == len(zh), f"{name}: {len(en)} code cells in en, {len(zh)} in zh"
     for i, (a, b) in enumerate(zip(en, zh)):
         assert same_code(a.source) == same_code(b.source), (
-            f"{name}: code cell {i} differs between en and zh (comments aside):\n"
+            f"{name}: code cell {i} differs between en and zh (comments and docstrings aside):\n"
             f"--- en\n{a.source}\n--- zh\n{b.source}")
 
 
@@ -144,6 +163,17 @@ def test_split_streams_compare_as_one():
 
 def test_strip_comments_keeps_hashes_in_strings():
     assert strip_comments('x = "#not a comment"  # a comment\n') == 'x = "#not a comment"'
+
+
+def test_parity_ignores_comments_and_docstrings_but_not_code():
+    en = 'def f(x):\n    """One per row."""\n    return x + 1  # add one\n'
+    zh = 'def f(x):\n    """每行一个。"""\n    return x + 1  # 加一\n'
+    assert same_code(en) == same_code(zh)
+    assert same_code(en) != same_code(en.replace("x + 1", "x + 2"))
+    assert same_code(en) != same_code(en.replace('"""One per row."""', 'y = "One per row."'))
+    assert same_code('s = "# kept"  # dropped\n') == "s = '# kept'"
+    assert same_code("%timeit f(1)  # magic\n") == "%timeit f(1)"  # not Python: comments only
+    assert same_code('dev = gb.setup(lang="zh")') == same_code('dev = gb.setup(lang="en")')
 
 
 def test_facts_catch_a_changed_number():

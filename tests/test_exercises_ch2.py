@@ -18,7 +18,7 @@ CH2 = [n for n in names() if n.startswith("ch2.")]
 
 
 def test_chapter_2_has_six_exercises():
-    assert CH2 == ["ch2.token_logprobs", "ch2.next_token_logprobs", "ch2.sequence_logprob",
+    assert CH2 == ["ch2.pick_logprobs", "ch2.next_token_logprobs", "ch2.sequence_logprob",
                    "ch2.completion_logprob", "ch2.importance_ratio", "ch2.chunked_logprobs"]
 
 
@@ -26,7 +26,7 @@ def test_chapter_2_has_six_exercises():
     ("ch2.next_token_logprobs", "no_shift"),             # missing shift
     ("ch2.sequence_logprob", "no_shift"),
     ("ch2.completion_logprob", "no_shift"),
-    ("ch2.token_logprobs", "raw_logits"),                # gathering raw logits
+    ("ch2.pick_logprobs", "raw_logits"),                # gathering raw logits
     ("ch2.next_token_logprobs", "raw_logits"),
     ("ch2.sequence_logprob", "mask_not_shifted"),        # mask cut like the logits
     ("ch2.completion_logprob", "mask_not_shifted"),
@@ -34,9 +34,9 @@ def test_chapter_2_has_six_exercises():
     ("ch2.sequence_logprob", "no_mask"),                 # dummy id without the mask
     ("ch2.chunked_logprobs", "dropped_remainder"),
     ("ch2.importance_ratio", "ratio_of_logprobs"),
-    ("ch2.token_logprobs", "no_unsqueeze"),              # gather raises: named by the same error
-    ("ch2.token_logprobs", "gather_dim1"),
-    ("ch2.token_logprobs", "softmax_then_log"),          # -inf where the probability underflows
+    ("ch2.pick_logprobs", "no_unsqueeze"),              # gather raises: named by the same error
+    ("ch2.pick_logprobs", "gather_dim1"),
+    ("ch2.pick_logprobs", "softmax_then_log"),          # -inf where the probability underflows
     ("ch2.next_token_logprobs", "both_cut_at_start"),
     ("ch2.completion_logprob", "no_column"),             # prompt_len without [:, None]
     ("ch2.completion_logprob", "prompt_off_by_one"),     # t > prompt_len
@@ -53,7 +53,7 @@ def test_planted_wrong_answers_are_named(name, key):
 def test_gather_on_padding_is_reported_as_the_error_it_is():
     m = next(m for m in get("ch2.sequence_logprob").mistakes if m.key == "gather_sees_pad")
     r = run_check("ch2.sequence_logprob", m.fn, lang="en")
-    assert r.failure == "exception" and r.failed_case == 1  # case 1 has padding
+    assert r.kind == "exception" and r.case == 1  # case 1 has padding
     assert "index -100 is out of bounds for dimension 2" in r.message
 
 
@@ -64,8 +64,8 @@ def test_token_and_next_token_alternatives():
         B, L, _ = logits.shape
         return logits.log_softmax(-1)[torch.arange(B)[:, None], torch.arange(L), ids]
 
-    assert run_check("ch2.token_logprobs", by_indexing, lang="en").passed
-    assert run_check("ch2.token_logprobs", token_logprobs, lang="en").passed
+    assert run_check("ch2.pick_logprobs", by_indexing, lang="en").passed
+    assert run_check("ch2.pick_logprobs", token_logprobs, lang="en").passed
     assert run_check("ch2.next_token_logprobs",
                      lambda x, ids: token_logprobs(x[:, :-1], ids[:, 1:], chunk_size=2), lang="en").passed
     # a smaller index reads a leading slice: gathering the uncut log-probs with ids[:, 1:] is right too
@@ -92,13 +92,16 @@ def test_sequence_logprob_alternatives():
 
 
 def test_completion_via_labels_with_minus_100():
-    def via_labels(logits, ids, prompt_len, length):
-        t = torch.arange(ids.shape[1])
+    def via_labels(logits, ids, prompt_len, length, device=True):
+        t = torch.arange(ids.shape[1], device=ids.device if device else None)
         keep = (t >= prompt_len[:, None]) & (t < length[:, None])
         labels = ids.masked_fill(~keep, -100)
         return token_logprobs(logits[:, :-1], labels[:, 1:], ignore_index=-100).sum(-1)
 
     assert run_check("ch2.completion_logprob", via_labels, lang="en").passed
+    # the same without device=: right on the CPU, an error on a GPU
+    r = run_check("ch2.completion_logprob", lambda *a: via_labels(*a, device=False), lang="en")
+    assert (r.kind, r.hint_key, r.facts["how"]) == ("device", "generic.device", "raised"), r.message
 
 
 def test_ratio_and_chunked_alternatives():
@@ -169,7 +172,7 @@ def test_summing_the_whole_batch_is_named_not_sent_to_squeeze():
 
     for answer in (sum_all, masked_select_sum):
         r = run_check("ch2.sequence_logprob", answer, lang="en")
-        assert (r.failed_case, r.failure, r.hint_key) == (1, "shape", "summed_whole_batch"), r.message
+        assert (r.case, r.kind, r.hint_key) == (1, "shape", "summed_whole_batch"), r.message
         assert "shape: expected (2,), got ()" in r.message and "`(logp * mask).sum(-1)`" in r.message
 
     def completion_sum_all(logits, ids, p, n):
@@ -177,7 +180,7 @@ def test_summing_the_whole_batch_is_named_not_sent_to_squeeze():
         return (_lp(logits[:, :-1], ids[:, 1:]) * ((t >= p[:, None]) & (t < n[:, None]))).sum()
 
     r = run_check("ch2.completion_logprob", completion_sum_all, lang="en")
-    assert (r.failed_case, r.hint_key) == (1, "summed_whole_batch"), r.message
+    assert (r.case, r.hint_key) == (1, "summed_whole_batch"), r.message
 
 
 def test_squeezing_a_batch_of_one_is_named_as_such():
@@ -187,29 +190,29 @@ def test_squeezing_a_batch_of_one_is_named_as_such():
         return (lp * (t != -100)).sum(-1, keepdim=True).squeeze()
 
     r = run_check("ch2.sequence_logprob", answer, lang="en")
-    assert (r.failed_case, r.failure, r.hint_key) == (2, "shape", "squeezed_batch"), r.message
+    assert (r.case, r.kind, r.hint_key) == (2, "shape", "squeezed_batch"), r.message
     assert "shape: expected (1,), got ()" in r.message
 
 
 def test_token_slips_with_gather_are_named():
-    r = run_check("ch2.token_logprobs", lambda x, ids: x.log_softmax(-1).gather(-1, ids).squeeze(-1), lang="en")
-    assert r.failure == "exception" and r.hint_key == "no_unsqueeze", r.message
+    r = run_check("ch2.pick_logprobs", lambda x, ids: x.log_softmax(-1).gather(-1, ids).squeeze(-1), lang="en")
+    assert r.kind == "exception" and r.hint_key == "no_unsqueeze", r.message
     assert "Index tensor must have the same number of dimensions" in r.message
-    r = run_check("ch2.token_logprobs", lambda x, ids: x.log_softmax(2).gather(1, ids[..., None])[..., 0], lang="en")
+    r = run_check("ch2.pick_logprobs", lambda x, ids: x.log_softmax(2).gather(1, ids[..., None])[..., 0], lang="en")
     assert r.hint_key == "gather_dim1", r.message
 
 
 def test_softmax_then_log_fails_where_the_probability_underflows():
-    cases = get("ch2.token_logprobs").cases()
+    cases = get("ch2.pick_logprobs").cases()
     under = [k for k, (x, ids) in enumerate(cases) if torch.isinf(x.softmax(-1).log().gather(-1, ids[..., None])).any()]
     assert under, "a case where softmax(-1).log() reads -inf"
     x, ids = cases[under[0]]
-    assert torch.isfinite(get("ch2.token_logprobs").reference(x, ids)).all()
-    r = run_check("ch2.token_logprobs", lambda x, ids: torch.log(torch.softmax(x, -1)).gather(-1, ids[..., None])[..., 0],
+    assert torch.isfinite(get("ch2.pick_logprobs").reference(x, ids)).all()
+    r = run_check("ch2.pick_logprobs", lambda x, ids: torch.log(torch.softmax(x, -1)).gather(-1, ids[..., None])[..., 0],
                   lang="zh")
-    assert r.failed_case == under[0] + 1 and r.hint_key == "softmax_then_log", r.message
+    assert r.case == under[0] + 1 and r.hint_key == "softmax_then_log", r.message
     # writing it another exact way still passes
-    assert run_check("ch2.token_logprobs",
+    assert run_check("ch2.pick_logprobs",
                      lambda x, ids: (x - x.logsumexp(-1, keepdim=True)).gather(-1, ids[..., None])[..., 0],
                      lang="en").passed
 
@@ -224,7 +227,7 @@ def test_completion_without_a_column_passes_a_batch_of_one_and_is_named_after():
     one = next(c for c in ex.edge_cases if c[0].shape[0] == 1)
     assert torch.allclose(answer(*one), ex.reference(*one))  # why it needs a case with B > 1
     r = run_check(ex.name, answer, lang="en")
-    assert (r.failed_case, r.failure, r.hint_key) == (1, "exception", "no_column"), r.message
+    assert (r.case, r.kind, r.hint_key) == (1, "exception", "no_column"), r.message
     assert "must match the size of tensor b" in r.message
 
     def off_by_one(logits, ids, p, n):

@@ -161,7 +161,7 @@ def test_out_of_range_ids_name_position_and_value():
     logits, ids = case((2, 4, 5))
     bad = ids.clone()
     bad[1, 2] = 5
-    with pytest.raises(ValueError, match=r"ids\[1, 2\] = 5 is not a valid token id: ids must lie in \[0, V\) = \[0, 5\)"):
+    with pytest.raises(ValueError, match=r"ids\[1, 2\] = 5 is not a valid token id:\s+ids must lie in \[0, V\) = \[0, 5\)"):
         token_logprobs(logits, bad, chunk_size=2)
     bad[1, 2] = -100
     with pytest.raises(ValueError) as err:
@@ -199,3 +199,19 @@ def test_devices_must_match():
     logits, ids = case((2, 5))
     with pytest.raises(ValueError, match="same device; got ids on meta, logits on cpu"):
         token_logprobs(logits, torch.zeros(2, dtype=torch.long, device="meta"))
+
+
+def test_error_messages_fit_the_page_column():
+    """Each line of a message, after 'ValueError: ', fits the book's 88-character code column."""
+    logits = torch.randn(32, 512, 151_936 // 64)
+    bad_calls = [
+        lambda: token_logprobs(logits, torch.zeros(32, 511, dtype=torch.long)),
+        lambda: token_logprobs(logits, torch.zeros(32, 512, 1, dtype=torch.long)),
+        lambda: token_logprobs(logits, torch.full((32, 512), -100)),
+        lambda: token_logprobs(logits, torch.full((32, 512), 10_000)),
+    ]
+    for call in bad_calls:
+        with pytest.raises(ValueError) as info:
+            call()
+        for line in f"ValueError: {info.value}".splitlines():
+            assert len(line) <= 88, line

@@ -1,4 +1,4 @@
-"""gatherbook.tinylm (the chapter's tiny language model) and gatherbook.plots_lm (its pictures)."""
+"""gatherbook.tinylm (the chapter's tiny language model) and gatherbook.draw_logprobs (its pictures)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from gatherbook import plots_lm  # noqa: E402
+from gatherbook import draw_logprobs  # noqa: E402
 from gatherbook.tinylm import ALICE, CharVocab, TinyLM  # noqa: E402
 
 
@@ -50,24 +50,24 @@ def test_model_is_causal_and_shaped():
 
 def test_figures_are_white_and_reject_bad_input():
     figs = [
-        plots_lm.draw_shift("Alice was"),
-        plots_lm.draw_char_logprobs({"a": ("abc", torch.tensor([-1.0, -20.0]))}, title="t"),
-        plots_lm.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]), ["pad", "prompt", "done"]),
-        plots_lm.draw_peaks({"x": 3_000_000, "y": 1_000_000}, reference=4_000_000),
-        plots_lm.draw_errors([0, 1], {"e": [1e-3, 1e-2], "f": [0.0, 1e-6]}, xlabel="c"),
+        draw_logprobs.draw_shift("Alice was"),
+        draw_logprobs.draw_char_logprobs({"a": ("abc", torch.tensor([-1.0, -20.0]))}, title="t"),
+        draw_logprobs.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]), ["pad", "prompt", "done"]),
+        draw_logprobs.draw_peaks({"x": 3_000_000, "y": 1_000_000}, reference=4_000_000),
+        draw_logprobs.draw_errors([0, 1], {"e": [1e-3, 1e-2], "f": [0.0, 1e-6]}, xlabel="c"),
     ]
     for fig in figs:
         assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
     with pytest.raises(ValueError, match=r"must be a tensor of shape \(2,\).*got \(3,\)"):
-        plots_lm.draw_char_logprobs({"a": ("abc", torch.zeros(3))})
+        draw_logprobs.draw_char_logprobs({"a": ("abc", torch.zeros(3))})
     with pytest.raises(ValueError, match="ASCII"):
-        plots_lm.draw_shift("日本")
+        draw_logprobs.draw_shift("日本")
     with pytest.raises(ValueError, match="at most 24"):
-        plots_lm.draw_shift("x" * 25)
+        draw_logprobs.draw_shift("x" * 25)
     with pytest.raises(ValueError, match=r"values must lie in \[0, 2\)"):
-        plots_lm.draw_token_mask(["ab"], torch.tensor([[0, 2]]), ["pad", "text"])
+        draw_logprobs.draw_token_mask(["ab"], torch.tensor([[0, 2]]), ["pad", "text"])
     with pytest.raises(ValueError, match="2 values for 3 x positions"):
-        plots_lm.draw_errors([0, 1, 2], {"e": [1, 2]}, xlabel="c")
+        draw_logprobs.draw_errors([0, 1, 2], {"e": [1, 2]}, xlabel="c")
 
 
 def test_bad_arguments_are_named():

@@ -194,4 +194,5 @@ def setup(app):
     app.connect("html-page-context", on_page_context)
     app.connect("doctree-read", join_cjk_lines)
     app.connect("build-finished", write_index_redirect, priority=400)  # etoc's runs at 500
+    app.setup_extension("reader_pages")  # search, tracebacks, section ids, print label (reader_*.py)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

@@ -8,24 +8,216 @@ In a notebook::
         return x.gather(1, idx.unsqueeze(1)).squeeze(1)
 
     check("ch1.pick_per_row", pick_per_row)
-    # ✔ ch1.pick_per_row: all 12 cases passed
+    # ✔ ch1.pick_per_row: all 13 cases passed
 
-- :func:`check` prints the verdict in the notebook's language and returns ``None``.
-- :func:`run_check` returns a :class:`CheckResult` and prints nothing (for tests and tools).
-- :func:`names` lists the exercises; :func:`get` returns one :class:`Exercise`.
+As an autograder (a teacher's script)::
 
-Each chapter has one module (``ch1.py``, ``ch2.py`` ...) that declares a list ``EXERCISES`` of
-:class:`Exercise` objects; the modules are found by name, so a new chapter only adds its file.
+    from gatherbook.exercises import run_check
+
+    result = run_check("ch1.pick_per_row", student_fn, lang="en")
+    result.passed, result.attempted, result.message     # bool, bool, str
+    result.status, result.case, result.kind, result.hint_key   # the facts behind the message
+
+- :func:`check` prints the verdict and draws expected vs got; it returns ``None``.
+- :func:`run_check` returns a :class:`CheckResult` and prints nothing.
+- :func:`names` lists the exercises, :func:`get` returns one :class:`Exercise`,
+  :func:`title` its title in a language.
+
+Each chapter has one module named in :data:`CHAPTERS` that declares ``EXERCISES`` (a list of
+:class:`Exercise`) and ``MESSAGES`` (titles and hints per language); see CONTRIBUTING.md.
 """
-from gatherbook.exercises._checker import (
-    CheckResult,
-    Exercise,
-    Mistake,
-    check,
-    figure,
-    get,
-    names,
-    run_check,
-)
+from __future__ import annotations
 
-__all__ = ["CheckResult", "Exercise", "Mistake", "check", "figure", "get", "names", "run_check"]
+import dataclasses
+import difflib
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any, Callable
+
+import torch
+
+from gatherbook.exercises import _messages
+from gatherbook.exercises._checker import CheckResult, Exercise, Mistake, run
+from gatherbook.runtime import LANGUAGES, resolve
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "check", "figure", "get", "names",
+           "run_check", "title"]
+
+#: The chapters' exercise modules, in book order: a new chapter appends its module's name.
+CHAPTERS = ("ch1", "ch2")
+
+_REGISTRY: dict[str, Exercise] = {}
+_TEXTS: dict[str, dict[str, dict[str, dict[str, str]]]] = {}  # chapter -> its MESSAGES
+
+
+def _validate(chapter: str, module: Any) -> None:
+    """A chapter module declares each exercise once, under its name, with its words in every language."""
+    messages = getattr(module, "MESSAGES", None)
+    if not isinstance(messages, dict) or set(messages) != set(LANGUAGES):
+        raise ValueError(f"{chapter}.py: MESSAGES needs one table per language {LANGUAGES}")
+    for ex in module.EXERCISES:
+        if not ex.name.startswith(chapter + "."):
+            raise ValueError(f"exercise {ex.name!r} is declared in {chapter}.py; "
+                             f"its name must start with {chapter + '.'!r}")
+        if ex.name in _REGISTRY:
+            raise ValueError(f"exercise {ex.name!r} is declared twice")
+        short = ex.name.split(".", 1)[1]
+        wanted = {"title"} | {m.key for m in ex.mistakes}
+        for lang in LANGUAGES:
+            have = set(messages[lang].get(short, {}))
+            if have != wanted:
+                raise ValueError(f"{chapter}.py: MESSAGES[{lang!r}][{short!r}] has {sorted(have)}; "
+                                 f"expected 'title' and one hint per mistake: {sorted(wanted)}")
+
+
+def _load() -> dict[str, Exercise]:
+    """Import the chapter modules named in :data:`CHAPTERS` once and collect their exercises."""
+    if not _REGISTRY:
+        found: dict[str, Exercise] = {}
+        for chapter in CHAPTERS:
+            module = importlib.import_module(f"gatherbook.exercises.{chapter}")
+            _validate(chapter, module)
+            found.update((ex.name, ex) for ex in module.EXERCISES)
+            _TEXTS[chapter] = module.MESSAGES
+        _REGISTRY.update(found)
+    return _REGISTRY
+
+
+def names() -> list[str]:
+    """The names of all exercises, chapter by chapter, in the order the chapters declare them."""
+    return list(_load())
+
+
+def _get(name: Any, lang: str) -> Exercise:
+    reg = _load()
+    if isinstance(name, str) and name in reg:
+        return reg[name]
+    close = difflib.get_close_matches(str(name), list(reg), n=1, cutoff=0.5)
+    suggestion = _messages.text(lang, "error.suggestion", close=close[0]) if close else ""
+    raise ValueError(_messages.text(lang, "error.unknown_name", name=name, suggestion=suggestion,
+                                    valid=", ".join(reg)))
+
+
+def get(name: str, *, lang: str | None = None) -> Exercise:
+    """The :class:`Exercise` called ``name``.
+
+    Raises:
+        ValueError: no exercise has that name (the message, in ``lang``, lists the valid names
+            and the closest).
+    """
+    return _get(name, resolve(lang))
+
+
+def _words(name: str, lang: str) -> dict[str, str]:
+    chapter, short = name.split(".", 1)
+    return _TEXTS[chapter][lang][short]
+
+
+def title(name: str, lang: str | None = None) -> str:
+    """The title of exercise ``name`` in ``lang`` (default: the notebook's language)."""
+    lang = resolve(lang)
+    return _words(_get(name, lang).name, lang)["title"]
+
+
+def hint(result: CheckResult, lang: str) -> str | None:
+    """The hint ``result.hint_key`` names, in ``lang``: the chapter's or the checker's."""
+    key = result.hint_key
+    if key is None:
+        return None
+    if key.startswith("generic."):
+        return _messages.text(lang, key, **result.hint_params)
+    return _words(result.name, lang)[key]
+
+
+def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> CheckResult:
+    """Check ``fn`` against exercise ``name`` without printing anything (the autograder's entry).
+
+    Args:
+        name: an exercise name such as ``"ch1.pick_per_row"`` (see :func:`names`).
+        fn: the reader's function; it is called with each case's inputs as positional arguments.
+        lang: the language of the message and of argument errors, ``"en"`` or ``"zh"``
+            (default: :func:`gatherbook.runtime.language`).
+
+    Returns:
+        A :class:`CheckResult`: ``passed``, ``attempted``, ``message`` (what :func:`check`
+        prints) and the facts behind it (``status``, ``case``, ``kind``, ``facts``, ``hint_key``).
+
+    Raises:
+        ValueError: ``name`` is not an exercise (the message lists the valid names), or ``lang``
+            is not a language of the book.
+        TypeError: ``fn`` is not callable.
+    """
+    lang = resolve(lang)
+    ex = _get(name, lang)
+    if not callable(fn):
+        extra = _messages.text(lang, "error.tensor_shape", shape=_messages.shape(fn)) \
+            if isinstance(fn, torch.Tensor) else ""
+        raise TypeError(_messages.text(lang, "error.not_callable", name=ex.name, short=ex.name.split(".", 1)[1],
+                                       what=_messages.type_name(fn), extra=extra))
+    result = run(ex, fn)
+    message = _messages.render(result, ex.args, hint(result, lang), lang)
+    return dataclasses.replace(result, lang=lang, message=message)
+
+
+def figure(result: CheckResult) -> "Figure | None":
+    """A picture of expected vs got for a failed :class:`CheckResult`, or ``None``.
+
+    Drawn from the record with :func:`gatherbook.draw.draw_tensors` when both are tensors that
+    can be drawn (0 to 3 dims, at most ``(4, 8, 10)``; the differing cells are marked for a values
+    failure); ``None`` when there is nothing that makes sense to draw.
+
+    Raises:
+        TypeError: ``result`` is not a :class:`CheckResult` (pass what :func:`run_check` returns).
+    """
+    if not isinstance(result, CheckResult):
+        raise TypeError(_messages.text(resolve(None), "error.figure", what=type(result).__name__))
+    e, g = result.expected, result.got
+    if result.kind not in ("shape", "values") or not isinstance(e, torch.Tensor) or not isinstance(g, torch.Tensor):
+        return None
+    if e.ndim > 3 or g.ndim > 3 or e.numel() == 0 or g.numel() == 0:
+        return None
+    from gatherbook.draw import draw_tensors
+
+    mark = {"got": result.differs} if result.differs is not None else None
+    try:
+        return draw_tensors({"expected": e, "got": g}, title=f"{result.name}  #{result.case}", mark=mark)
+    except ValueError:  # too big (or shapes it cannot draw): the text says it all
+        return None
+
+
+def _show(fig) -> None:
+    """Display ``fig`` under the printed text in a notebook; elsewhere just release it."""
+    import matplotlib.pyplot as plt
+
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        from IPython.display import display
+
+        sys.stdout.flush()
+        display(fig)
+    plt.close(fig)
+
+
+def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None:
+    """Check the reader's ``fn`` against exercise ``name``, print the verdict and draw it.
+
+    Prints one line when every case passes; for a wrong answer, the first failing case: what
+    differed, its inputs, expected and got, the likely mistake when it is a known one, and a
+    picture of expected vs got. A function whose body is still the stub's ``raise
+    NotImplementedError`` is reported as not attempted. Never raises for a wrong answer (the
+    notebook keeps running); returns ``None``. :func:`run_check` returns the result instead.
+
+    Raises:
+        ValueError: ``name`` is not an exercise (the message lists the valid names).
+        TypeError: ``fn`` is not callable.
+    """
+    result = run_check(name, fn, lang=lang)
+    print(result.message)
+    fig = figure(result)
+    if fig is not None:
+        _show(fig)

@@ -61,8 +61,6 @@ def _pick_per_row_random(g: torch.Generator):
 
 PICK_PER_ROW = Exercise(
     name="ch1.pick_per_row",
-    title_en="Pick one element per row",
-    title_zh="每行取一个元素",
     args=("x", "idx"),
     reference=pick_per_row,
     edge_cases=[
@@ -74,38 +72,10 @@ PICK_PER_ROW = Exercise(
     random_case=_pick_per_row_random,
     seed=101,
     mistakes=[
-        Mistake(
-            "forgot_squeeze",
-            lambda x, idx: x.gather(1, idx.unsqueeze(1)),
-            "gather's output has the index's shape, so an index of shape (B, 1) gives (B, 1): "
-            "`.squeeze(1)` the result to get (B,).",
-            "gather 的输出形状与索引相同：索引的形状是 (B, 1)，输出就是 (B, 1)。"
-            "对结果调用 `.squeeze(1)` 得到 (B,)。",
-        ),
-        Mistake(
-            "wrong_dim",
-            lambda x, idx: x.gather(0, idx.unsqueeze(1)).squeeze(1),
-            "with dim=0, idx[i] chooses a row, not a column: out[i] = x[idx[i]][0]. "
-            "To choose a column within row i, gather along dim=1.",
-            "dim=0 时 idx[i] 选的是行而不是列：out[i] = x[idx[i]][0]。"
-            "要在第 i 行里选列，应沿 dim=1 做 gather。",
-        ),
-        Mistake(
-            "index_all_rows",
-            lambda x, idx: x[:, idx],
-            "`x[:, idx]` takes every listed column from every row, giving (B, B); to pair row i with "
-            "idx[i] only, use `x.gather(1, idx.unsqueeze(1))` (or `x[torch.arange(B), idx]`).",
-            "`x[:, idx]` 会从每一行取出 idx 列出的所有列，得到 (B, B)；要让第 i 行只配 idx[i]，"
-            "用 `x.gather(1, idx.unsqueeze(1))`（或 `x[torch.arange(B), idx]`）。",
-        ),
-        Mistake(
-            "index_ndim",
-            lambda x, idx: x.gather(1, idx),
-            "gather needs an index with as many dimensions as x: `idx.unsqueeze(1)` has shape (B, 1); "
-            "then `.squeeze(1)` the (B, 1) result.",
-            "gather 要求索引的维数与 x 相同：`idx.unsqueeze(1)` 的形状是 (B, 1)；"
-            "再对 (B, 1) 的结果调用 `.squeeze(1)`。",
-        ),
+        Mistake("forgot_squeeze", lambda x, idx: x.gather(1, idx.unsqueeze(1))),
+        Mistake("wrong_dim", lambda x, idx: x.gather(0, idx.unsqueeze(1)).squeeze(1)),
+        Mistake("index_all_rows", lambda x, idx: x[:, idx]),
+        Mistake("index_ndim", lambda x, idx: x.gather(1, idx)),
     ],
 )
 
@@ -128,8 +98,6 @@ def _pick_per_column_random(g: torch.Generator):
 
 PICK_PER_COLUMN = Exercise(
     name="ch1.pick_per_column",
-    title_en="Pick one element per column",
-    title_zh="每列取一个元素",
     args=("x", "idx"),
     reference=pick_per_column,
     edge_cases=[
@@ -141,38 +109,10 @@ PICK_PER_COLUMN = Exercise(
     random_case=_pick_per_column_random,
     seed=102,
     mistakes=[
-        Mistake(
-            "wrong_dim",
-            lambda x, idx: x.gather(1, idx.unsqueeze(0)).squeeze(0),
-            "with dim=1, idx[j] chooses a column of row 0: out[j] = x[0][idx[j]]. "
-            "idx[j] names a row, so gather along dim=0.",
-            "dim=1 时 idx[j] 选的是第 0 行里的列：out[j] = x[0][idx[j]]。"
-            "idx[j] 表示的是行号，应沿 dim=0 做 gather。",
-        ),
-        Mistake(
-            "forgot_squeeze",
-            lambda x, idx: x.gather(0, idx.unsqueeze(0)),
-            "an index of shape (1, M) gives a result of shape (1, M): `.squeeze(0)` it to get (M,).",
-            "形状为 (1, M) 的索引给出形状为 (1, M) 的结果：对它调用 `.squeeze(0)` 得到 (M,)。",
-        ),
-        Mistake(
-            "unsqueeze_wrong_axis",
-            lambda x, idx: x.gather(0, idx.unsqueeze(1)).squeeze(1),
-            "`idx.unsqueeze(1)` is a column of shape (M, 1): its entry j sits in column 0, so "
-            "out[j] = x[idx[j]][0]. Make it a row, `idx.unsqueeze(0)` of shape (1, M), so that entry j "
-            "sits in column j.",
-            "`idx.unsqueeze(1)` 是形状为 (M, 1) 的一列：它的第 j 个元素位于第 0 列，于是 "
-            "out[j] = x[idx[j]][0]。应把它变成一行 `idx.unsqueeze(0)`，形状为 (1, M)，这样第 j 个元素"
-            "才位于第 j 列。",
-        ),
-        Mistake(
-            "whole_rows",
-            lambda x, idx: x[idx],
-            "`x[idx]` selects whole rows, giving (M, M); you need one element per column, row idx[j] "
-            "of column j, which is `x.gather(0, idx.unsqueeze(0))`.",
-            "`x[idx]` 取出的是整行，得到 (M, M)；这里每列只要一个元素，即第 j 列里第 idx[j] 行的那个："
-            "`x.gather(0, idx.unsqueeze(0))`。",
-        ),
+        Mistake("wrong_dim", lambda x, idx: x.gather(1, idx.unsqueeze(0)).squeeze(0)),
+        Mistake("forgot_squeeze", lambda x, idx: x.gather(0, idx.unsqueeze(0))),
+        Mistake("unsqueeze_wrong_axis", lambda x, idx: x.gather(0, idx.unsqueeze(1)).squeeze(1)),
+        Mistake("whole_rows", lambda x, idx: x[idx]),
     ],
 )
 
@@ -197,8 +137,6 @@ def _pick_k_per_row_random(g: torch.Generator):
 
 PICK_K_PER_ROW = Exercise(
     name="ch1.pick_k_per_row",
-    title_en="Pick K elements per row",
-    title_zh="每行取 K 个元素",
     args=("x", "idx"),
     reference=pick_k_per_row,
     edge_cases=[
@@ -210,38 +148,10 @@ PICK_K_PER_ROW = Exercise(
     random_case=_pick_k_per_row_random,
     seed=103,
     mistakes=[
-        Mistake(
-            "wrong_dim",
-            lambda x, idx: x.gather(0, idx),
-            "with dim=0, idx[i][k] chooses a row: out[i][k] = x[idx[i][k]][k]. "
-            "The indices name columns of row i, so use dim=1.",
-            "dim=0 时 idx[i][k] 选的是行：out[i][k] = x[idx[i][k]][k]。"
-            "这些索引是第 i 行里的列号，应使用 dim=1。",
-        ),
-        Mistake(
-            "same_for_every_row",
-            lambda x, idx: x.index_select(1, idx[0]),
-            "`index_select` uses one list of columns for every row (here idx[0]); gather lets each "
-            "row i use its own idx[i]: `x.gather(1, idx)`.",
-            "`index_select` 对所有行使用同一组列号（这里是 idx[0]）；gather 让第 i 行使用自己的 "
-            "idx[i]：`x.gather(1, idx)`。",
-        ),
-        Mistake(
-            "transposed",
-            lambda x, idx: x.T.gather(0, idx.T),
-            "your result is (K, B), the transpose of the expected (B, K): gather's output has the "
-            "index's shape, so gather from x itself with idx of shape (B, K).",
-            "你的结果是 (K, B)，正好是期望形状 (B, K) 的转置：gather 的输出形状就是索引的形状，"
-            "所以直接对 x 用形状为 (B, K) 的 idx 做 gather。",
-        ),
-        Mistake(
-            "index_all_rows",
-            lambda x, idx: x[:, idx],
-            "`x[:, idx]` pairs every row with every row's indices, giving (B, B, K); "
-            "`x.gather(1, idx)` pairs row i with idx[i] only.",
-            "`x[:, idx]` 让每一行都与所有行的索引组合，得到 (B, B, K)；"
-            "`x.gather(1, idx)` 只让第 i 行与 idx[i] 组合。",
-        ),
+        Mistake("wrong_dim", lambda x, idx: x.gather(0, idx)),
+        Mistake("same_for_every_row", lambda x, idx: x.index_select(1, idx[0])),
+        Mistake("transposed", lambda x, idx: x.T.gather(0, idx.T)),
+        Mistake("index_all_rows", lambda x, idx: x[:, idx]),
     ],
 )
 
@@ -274,8 +184,6 @@ def _repeat_then_view(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 
 SELECT_ROWS = Exercise(
     name="ch1.select_rows",
-    title_en="Select K rows of features per batch item",
-    title_zh="为每个样本选出 K 行特征",
     args=("x", "idx"),
     reference=select_rows,
     edge_cases=[
@@ -287,40 +195,10 @@ SELECT_ROWS = Exercise(
     random_case=_select_rows_random,
     seed=104,
     mistakes=[
-        Mistake(
-            "forgot_expand",
-            lambda x, idx: x.gather(1, idx.unsqueeze(-1)),
-            "an index of shape (B, K, 1) gives a result of shape (B, K, 1): only feature 0 of each "
-            "row. Expand the index over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
-            "形状为 (B, K, 1) 的索引给出形状为 (B, K, 1) 的结果：每行只取到第 0 个特征。"
-            "先把索引沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。",
-        ),
-        Mistake(
-            "expand_wrong_axis",
-            lambda x, idx: x.gather(1, idx.unsqueeze(1).expand(-1, x.shape[2], -1)),
-            "the index was expanded to (B, D, K), so the result is (B, D, K), read along the wrong "
-            "axes; put the new axis last: `idx.unsqueeze(-1).expand(-1, -1, D)` has shape (B, K, D).",
-            "索引被扩展成了 (B, D, K)，结果也就成了 (B, D, K)，沿错误的轴读取；新轴应放在最后："
-            "`idx.unsqueeze(-1).expand(-1, -1, D)` 的形状是 (B, K, D)。",
-        ),
-        Mistake(
-            "repeat_then_view",
-            _repeat_then_view,
-            "`idx.repeat(1, D)` lays the copies out as idx[b][0], idx[b][1], ..., idx[b][0], ...; "
-            "viewing that as (B, K, D) mixes up the rows. Copy along a new last axis instead: "
-            "`idx.unsqueeze(-1).expand(-1, -1, D)` (or `idx.unsqueeze(-1).repeat(1, 1, D)`).",
-            "`idx.repeat(1, D)` 把副本排成 idx[b][0], idx[b][1], ..., idx[b][0], ...，"
-            "再 view 成 (B, K, D) 就把不同的行混在了一起。应沿新的最后一维复制："
-            "`idx.unsqueeze(-1).expand(-1, -1, D)`（或 `idx.unsqueeze(-1).repeat(1, 1, D)`）。",
-        ),
-        Mistake(
-            "gather_dim2",
-            lambda x, idx: x.gather(2, idx.unsqueeze(-1).expand(-1, -1, x.shape[2])),
-            "with dim=2 the index picks features: out[b][k][d] = x[b][k][idx[b][k]]. "
-            "idx names rows (the N axis), so gather along dim=1.",
-            "dim=2 时索引选的是特征：out[b][k][d] = x[b][k][idx[b][k]]。"
-            "idx 表示的是行号（N 那一维），应沿 dim=1 做 gather。",
-        ),
+        Mistake("forgot_expand", lambda x, idx: x.gather(1, idx.unsqueeze(-1))),
+        Mistake("expand_wrong_axis", lambda x, idx: x.gather(1, idx.unsqueeze(1).expand(-1, x.shape[2], -1))),
+        Mistake("repeat_then_view", _repeat_then_view),
+        Mistake("gather_dim2", lambda x, idx: x.gather(2, idx.unsqueeze(-1).expand(-1, -1, x.shape[2]))),
     ],
 )
 
@@ -349,8 +227,6 @@ def _sort_by_key_random(g: torch.Generator):
 
 SORT_BY_KEY = Exercise(
     name="ch1.sort_by_key",
-    title_en="Sort one tensor by another",
-    title_zh="按另一个张量排序",
     args=("values", "keys"),
     reference=sort_by_key,
     edge_cases=[
@@ -365,34 +241,10 @@ SORT_BY_KEY = Exercise(
     random_case=_sort_by_key_random,
     seed=105,
     mistakes=[
-        Mistake(
-            "sorted_values",
-            lambda values, keys: values.sort(dim=1).values,
-            "you sorted the values themselves; the order must come from keys: "
-            "`values.gather(1, keys.argsort(dim=1))`.",
-            "你排序的是 values 本身；顺序应当由 keys 决定：`values.gather(1, keys.argsort(dim=1))`。",
-        ),
-        Mistake(
-            "argsort_dim0",
-            lambda values, keys: values.gather(1, keys.argsort(dim=0)),
-            "`keys.argsort(dim=0)` sorts each column, not each row; use `keys.argsort(dim=1)`.",
-            "`keys.argsort(dim=0)` 是对每一列排序，而不是每一行；应使用 `keys.argsort(dim=1)`。",
-        ),
-        Mistake(
-            "gather_dim0",
-            lambda values, keys: values.gather(0, keys.argsort(dim=1)),
-            "the order of row i lists columns of row i, so gather along dim=1; with dim=0 each "
-            "entry picks a row: out[i][j] = values[order[i][j]][j].",
-            "第 i 行的顺序列出的是第 i 行里的列号，所以应沿 dim=1 做 gather；dim=0 时每个元素选的是行："
-            "out[i][j] = values[order[i][j]][j]。",
-        ),
-        Mistake(
-            "descending",
-            lambda values, keys: values.gather(1, keys.argsort(dim=1, descending=True)),
-            "that is the descending order of keys; the task asks for ascending (smallest key "
-            "first), which is what `argsort` does by default.",
-            "这是按 keys 降序排列的结果；题目要求升序（key 最小的排在最前），这正是 `argsort` 的默认行为。",
-        ),
+        Mistake("sorted_values", lambda values, keys: values.sort(dim=1).values),
+        Mistake("argsort_dim0", lambda values, keys: values.gather(1, keys.argsort(dim=0))),
+        Mistake("gather_dim0", lambda values, keys: values.gather(0, keys.argsort(dim=1))),
+        Mistake("descending", lambda values, keys: values.gather(1, keys.argsort(dim=1, descending=True))),
     ],
 )
 
@@ -420,8 +272,6 @@ def _unshuffle_random(g: torch.Generator):
 
 UNSHUFFLE = Exercise(
     name="ch1.unshuffle",
-    title_en="Undo a shuffle",
-    title_zh="还原打乱的顺序",
     args=("shuffled", "perm"),
     reference=unshuffle,
     edge_cases=[
@@ -434,41 +284,166 @@ UNSHUFFLE = Exercise(
     random_case=_unshuffle_random,
     seed=106,
     mistakes=[
-        Mistake(
-            "perm_again",
-            lambda shuffled, perm: shuffled.gather(1, perm),
-            "your answer applies the shuffle a second time (which is what gathering with perm again "
-            "does); undoing it takes the inverse permutation, `perm.argsort(dim=1)` (MAE's "
-            "ids_restore): `shuffled.gather(1, perm.argsort(dim=1))`.",
-            "你的结果把打乱又做了一次（再用 perm 做 gather 就是这样）；要还原，需要逆置换 "
-            "`perm.argsort(dim=1)`（即 MAE 里的 ids_restore）：`shuffled.gather(1, perm.argsort(dim=1))`。",
-        ),
-        Mistake(
-            "argsort_dim0",
-            lambda shuffled, perm: shuffled.gather(1, perm.argsort(dim=0)),
-            "`perm.argsort(dim=0)` inverts along columns and mixes the rows' permutations; each row "
-            "has its own permutation, so use `perm.argsort(dim=1)`.",
-            "`perm.argsort(dim=0)` 沿列求逆，把不同行的置换混在了一起；每行有自己的置换，"
-            "应使用 `perm.argsort(dim=1)`。",
-        ),
-        Mistake(
-            "returned_index",
-            lambda shuffled, perm: perm.argsort(dim=1),
-            "you returned the inverse permutation itself (int64 indices); use it as the index: "
-            "`shuffled.gather(1, perm.argsort(dim=1))`.",
-            "你返回的是逆置换本身（int64 索引）；应把它当作索引使用："
-            "`shuffled.gather(1, perm.argsort(dim=1))`。",
-        ),
-        Mistake(
-            "gather_dim0",
-            lambda shuffled, perm: shuffled.gather(0, perm.argsort(dim=1)),
-            "perm.argsort(dim=1) holds positions within each row, so gather along dim=1; "
-            "with dim=0 each entry picks a row.",
-            "perm.argsort(dim=1) 存的是每行内部的位置，所以应沿 dim=1 做 gather；"
-            "dim=0 时每个元素选的是行。",
-        ),
+        Mistake("perm_again", lambda shuffled, perm: shuffled.gather(1, perm)),
+        Mistake("argsort_dim0", lambda shuffled, perm: shuffled.gather(1, perm.argsort(dim=0))),
+        Mistake("returned_index", lambda shuffled, perm: perm.argsort(dim=1)),
+        Mistake("gather_dim0", lambda shuffled, perm: shuffled.gather(0, perm.argsort(dim=1))),
     ],
 )
 
 
 EXERCISES = [PICK_PER_ROW, PICK_PER_COLUMN, PICK_K_PER_ROW, SELECT_ROWS, SORT_BY_KEY, UNSHUFFLE]
+
+
+#: Titles (the exercises' headings in the book) and hints, per language and exercise.
+MESSAGES = {
+    "en": {
+        "pick_per_row": {
+            "title": "Pick one element per row",
+            "forgot_squeeze": ("gather's output has the index's shape, so an index of shape (B, 1) "
+                               "gives (B, 1): `.squeeze(1)` the result to get (B,)."),
+            "wrong_dim": ("with dim=0, idx[i] chooses a row, not a column: out[i] = x[idx[i]][0]. To "
+                          "choose a column within row i, gather along dim=1."),
+            "index_all_rows": ("`x[:, idx]` takes every listed column from every row, giving (B, B); "
+                               "to pair row i with idx[i] only, use `x.gather(1, idx.unsqueeze(1))` "
+                               "(or `x[torch.arange(B), idx]`)."),
+            "index_ndim": ("gather needs an index with as many dimensions as x: `idx.unsqueeze(1)` "
+                           "has shape (B, 1); then `.squeeze(1)` the (B, 1) result."),
+        },
+        "pick_per_column": {
+            "title": "Pick one element per column",
+            "wrong_dim": ("with dim=1, idx[j] chooses a column of row 0: out[j] = x[0][idx[j]]. "
+                          "idx[j] names a row, so gather along dim=0."),
+            "forgot_squeeze": ("an index of shape (1, M) gives a result of shape (1, M): "
+                               "`.squeeze(0)` it to get (M,)."),
+            "unsqueeze_wrong_axis": ("`idx.unsqueeze(1)` is a column of shape (M, 1): its entry j "
+                                     "sits in column 0, so out[j] = x[idx[j]][0]. Make it a row, "
+                                     "`idx.unsqueeze(0)` of shape (1, M), so that entry j sits in "
+                                     "column j."),
+            "whole_rows": ("`x[idx]` selects whole rows, giving (M, M); you need one element per "
+                           "column, row idx[j] of column j, which is `x.gather(0, "
+                           "idx.unsqueeze(0))`."),
+        },
+        "pick_k_per_row": {
+            "title": "Pick K elements per row",
+            "wrong_dim": ("with dim=0, idx[i][k] chooses a row: out[i][k] = x[idx[i][k]][k]. The "
+                          "indices name columns of row i, so use dim=1."),
+            "same_for_every_row": ("`index_select` uses one list of columns for every row (here "
+                                   "idx[0]); gather lets each row i use its own idx[i]: `x.gather(1, "
+                                   "idx)`."),
+            "transposed": ("your result is (K, B), the transpose of the expected (B, K): gather's "
+                           "output has the index's shape, so gather from x itself with idx of shape "
+                           "(B, K)."),
+            "index_all_rows": ("`x[:, idx]` pairs every row with every row's indices, giving (B, B, "
+                               "K); `x.gather(1, idx)` pairs row i with idx[i] only."),
+        },
+        "select_rows": {
+            "title": "Select K rows of features per batch item",
+            "forgot_expand": ("an index of shape (B, K, 1) gives a result of shape (B, K, 1): only "
+                              "feature 0 of each row. Expand the index over the features first: "
+                              "`idx.unsqueeze(-1).expand(-1, -1, D)`."),
+            "expand_wrong_axis": ("the index was expanded to (B, D, K), so the result is (B, D, K), "
+                                  "read along the wrong axes; put the new axis last: "
+                                  "`idx.unsqueeze(-1).expand(-1, -1, D)` has shape (B, K, D)."),
+            "repeat_then_view": ("`idx.repeat(1, D)` lays the copies out as idx[b][0], idx[b][1], "
+                                 "..., idx[b][0], ...; viewing that as (B, K, D) mixes up the rows. "
+                                 "Copy along a new last axis instead: `idx.unsqueeze(-1).expand(-1, "
+                                 "-1, D)` (or `idx.unsqueeze(-1).repeat(1, 1, D)`)."),
+            "gather_dim2": ("with dim=2 the index picks features: out[b][k][d] = x[b][k][idx[b][k]]. "
+                            "idx names rows (the N axis), so gather along dim=1."),
+        },
+        "sort_by_key": {
+            "title": "Sort one tensor by another",
+            "sorted_values": ("you sorted the values themselves; the order must come from keys: "
+                              "`values.gather(1, keys.argsort(dim=1))`."),
+            "argsort_dim0": ("`keys.argsort(dim=0)` sorts each column, not each row; use "
+                             "`keys.argsort(dim=1)`."),
+            "gather_dim0": ("the order of row i lists columns of row i, so gather along dim=1; with "
+                            "dim=0 each entry picks a row: out[i][j] = values[order[i][j]][j]."),
+            "descending": ("that is the descending order of keys; the task asks for ascending "
+                           "(smallest key first), which is what `argsort` does by default."),
+        },
+        "unshuffle": {
+            "title": "Undo a shuffle",
+            "perm_again": ("your answer applies the shuffle a second time (which is what gathering "
+                           "with perm again does); undoing it takes the inverse permutation, "
+                           "`perm.argsort(dim=1)` (MAE's ids_restore): `shuffled.gather(1, "
+                           "perm.argsort(dim=1))`."),
+            "argsort_dim0": ("`perm.argsort(dim=0)` inverts along columns and mixes the rows' "
+                             "permutations; each row has its own permutation, so use "
+                             "`perm.argsort(dim=1)`."),
+            "returned_index": ("you returned the inverse permutation itself (int64 indices); use it "
+                               "as the index: `shuffled.gather(1, perm.argsort(dim=1))`."),
+            "gather_dim0": ("perm.argsort(dim=1) holds positions within each row, so gather along "
+                            "dim=1; with dim=0 each entry picks a row."),
+        },
+    },
+    "zh": {
+        "pick_per_row": {
+            "title": "每行取一个元素",
+            "forgot_squeeze": ("gather 的输出形状与索引相同：索引的形状是 (B, 1)，输出就是 (B, 1)。对结果调用 `.squeeze(1)` 得到 "
+                               "(B,)。"),
+            "wrong_dim": ("dim=0 时 idx[i] 选的是行而不是列：out[i] = x[idx[i]][0]。要在第 i 行里选列，应沿 dim=1 做 "
+                          "gather。"),
+            "index_all_rows": ("`x[:, idx]` 会从每一行取出 idx 列出的所有列，得到 (B, B)；要让第 i 行只配 idx[i]，用 "
+                               "`x.gather(1, idx.unsqueeze(1))`（或 `x[torch.arange(B), idx]`）。"),
+            "index_ndim": ("gather 要求索引的维数与 x 相同：`idx.unsqueeze(1)` 的形状是 (B, 1)；再对 (B, 1) 的结果调用 "
+                           "`.squeeze(1)`。"),
+        },
+        "pick_per_column": {
+            "title": "每列取一个元素",
+            "wrong_dim": ("dim=1 时 idx[j] 选的是第 0 行里的列：out[j] = x[0][idx[j]]。idx[j] 表示的是行号，应沿 dim=0 做 "
+                          "gather。"),
+            "forgot_squeeze": "形状为 (1, M) 的索引给出形状为 (1, M) 的结果：对它调用 `.squeeze(0)` 得到 (M,)。",
+            "unsqueeze_wrong_axis": ("`idx.unsqueeze(1)` 是形状为 (M, 1) 的一列：它的第 j 个元素位于第 0 列，于是 out[j] "
+                                     "= x[idx[j]][0]。应把它变成一行 `idx.unsqueeze(0)`，形状为 (1, M)，这样第 j "
+                                     "个元素才位于第 j 列。"),
+            "whole_rows": ("`x[idx]` 取出的是整行，得到 (M, M)；这里每列只要一个元素，即第 j 列里第 idx[j] 行的那个：`x.gather(0, "
+                           "idx.unsqueeze(0))`。"),
+        },
+        "pick_k_per_row": {
+            "title": "每行取 K 个元素",
+            "wrong_dim": ("dim=0 时 idx[i][k] 选的是行：out[i][k] = x[idx[i][k]][k]。这些索引是第 i 行里的列号，应使用 "
+                          "dim=1。"),
+            "same_for_every_row": ("`index_select` 对所有行使用同一组列号（这里是 idx[0]）；gather 让第 i 行使用自己的 "
+                                   "idx[i]：`x.gather(1, idx)`。"),
+            "transposed": ("你的结果是 (K, B)，正好是期望形状 (B, K) 的转置：gather 的输出形状就是索引的形状，所以直接对 x 用形状为 (B, K) "
+                           "的 idx 做 gather。"),
+            "index_all_rows": ("`x[:, idx]` 让每一行都与所有行的索引组合，得到 (B, B, K)；`x.gather(1, idx)` 只让第 i 行与 "
+                               "idx[i] 组合。"),
+        },
+        "select_rows": {
+            "title": "为每个样本选出 K 行特征",
+            "forgot_expand": ("形状为 (B, K, 1) 的索引给出形状为 (B, K, 1) 的结果：每行只取到第 0 "
+                              "个特征。先把索引沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。"),
+            "expand_wrong_axis": ("索引被扩展成了 (B, D, K)，结果也就成了 (B, D, "
+                                  "K)，沿错误的轴读取；新轴应放在最后：`idx.unsqueeze(-1).expand(-1, -1, D)` 的形状是 (B, "
+                                  "K, D)。"),
+            "repeat_then_view": ("`idx.repeat(1, D)` 把副本排成 idx[b][0], idx[b][1], ..., idx[b][0], "
+                                 "...，再 view 成 (B, K, D) "
+                                 "就把不同的行混在了一起。应沿新的最后一维复制：`idx.unsqueeze(-1).expand(-1, -1, D)`（或 "
+                                 "`idx.unsqueeze(-1).repeat(1, 1, D)`）。"),
+            "gather_dim2": ("dim=2 时索引选的是特征：out[b][k][d] = x[b][k][idx[b][k]]。idx 表示的是行号（N 那一维），应沿 "
+                            "dim=1 做 gather。"),
+        },
+        "sort_by_key": {
+            "title": "按另一个张量排序",
+            "sorted_values": ("你排序的是 values 本身；顺序应当由 keys 决定：`values.gather(1, "
+                              "keys.argsort(dim=1))`。"),
+            "argsort_dim0": "`keys.argsort(dim=0)` 是对每一列排序，而不是每一行；应使用 `keys.argsort(dim=1)`。",
+            "gather_dim0": ("第 i 行的顺序列出的是第 i 行里的列号，所以应沿 dim=1 做 gather；dim=0 时每个元素选的是行：out[i][j] = "
+                            "values[order[i][j]][j]。"),
+            "descending": "这是按 keys 降序排列的结果；题目要求升序（key 最小的排在最前），这正是 `argsort` 的默认行为。",
+        },
+        "unshuffle": {
+            "title": "还原打乱的顺序",
+            "perm_again": ("你的结果把打乱又做了一次（再用 perm 做 gather 就是这样）；要还原，需要逆置换 `perm.argsort(dim=1)`（即 "
+                           "MAE 里的 ids_restore）：`shuffled.gather(1, perm.argsort(dim=1))`。"),
+            "argsort_dim0": ("`perm.argsort(dim=0)` 沿列求逆，把不同行的置换混在了一起；每行有自己的置换，应使用 "
+                             "`perm.argsort(dim=1)`。"),
+            "returned_index": ("你返回的是逆置换本身（int64 索引）；应把它当作索引使用：`shuffled.gather(1, "
+                               "perm.argsort(dim=1))`。"),
+            "gather_dim0": "perm.argsort(dim=1) 存的是每行内部的位置，所以应沿 dim=1 做 gather；dim=0 时每个元素选的是行。",
+        },
+    },
+}

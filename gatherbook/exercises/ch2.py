@@ -60,7 +60,7 @@ def _pick(logp: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 # --------------------------------------------------------------------------------------------
 # 1. token log-probs, no shift
 
-def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+def pick_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     """The log-probability of each given token: ``out[b][t] = log_softmax(logits[b][t])[ids[b][t]]``.
 
     logits: (B, L, V) float32; ids: (B, L) int64 in [0, V). Returns (B, L) float32.
@@ -74,12 +74,10 @@ def _token_random(g: torch.Generator):
     return _logits(g, B, L, V), _ids(g, V, B, L)
 
 
-TOKEN_LOGPROBS = Exercise(
-    name="ch2.token_logprobs",
-    title_en="Log-probability of each given token",
-    title_zh="每个给定词元的对数概率",
+PICK_LOGPROBS = Exercise(
+    name="ch2.pick_logprobs",
     args=("logits", "ids"),
-    reference=token_logprobs,
+    reference=pick_logprobs,
     edge_cases=[
         (_fixed_logits(1, 4, 6, 1), _t([[2, 0, 5, 3]])),                       # B == 1
         (_fixed_logits(2, 3, 5, 2), _t([[4, 4, 0], [1, 2, 3]])),
@@ -89,64 +87,27 @@ TOKEN_LOGPROBS = Exercise(
     ],
     random_case=_token_random,
     seed=201,
+    grad="same",
     atol=ATOL,
     mistakes=[
-        Mistake(
-            "raw_logits",
-            lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1),
-            "you gathered the raw logits. A logit is a score defined up to a constant per row, not a "
-            "log-probability: apply `log_softmax(-1)` first, then gather.",
-            "你 gather 的是原始 logits。logit 只是每行差一个常数的分数，不是对数概率："
-            "先做 `log_softmax(-1)`，再 gather。",
-        ),
+        Mistake("raw_logits", lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1)),
         Mistake(
             "probabilities",
             lambda logits, ids: logits.softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),
-            "these are probabilities (`softmax`), not log-probabilities: use `log_softmax(-1)` "
-            "(not `softmax(-1).log()`, which gives -inf where a probability underflows to 0).",
-            "这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`"
-            "（不要用 `softmax(-1).log()`，概率下溢为 0 时它会得到 -inf）。",
         ),
         Mistake(
             "softmax_then_log",
             lambda logits, ids: logits.softmax(-1).log().gather(-1, ids.unsqueeze(-1)).squeeze(-1),
-            "`softmax(-1).log()` is right on paper, but in float32 a probability below about 1e-45 "
-            "underflows to 0 and its log is -inf (here, for the very negative logit). `log_softmax(-1)` "
-            "computes the log-probability directly and stays finite.",
-            "`softmax(-1).log()` 在数学上没错，但在 float32 中，小于约 1e-45 的概率会下溢为 0，"
-            "取对数后就是 -inf（这里就是那个非常负的 logit）。`log_softmax(-1)` 直接计算对数概率，"
-            "结果保持有限。",
         ),
         Mistake(
             "softmax_wrong_dim",
             lambda logits, ids: logits.log_softmax(1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),
-            "`log_softmax(1)` normalises over the positions; each position's distribution runs over "
-            "the vocabulary, the last dim: `log_softmax(-1)`.",
-            "`log_softmax(1)` 是沿位置维归一化；每个位置的分布是在词表上，即最后一维：`log_softmax(-1)`。",
         ),
-        Mistake(
-            "forgot_squeeze",
-            lambda logits, ids: logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)),
-            "gather's output has the index's shape (B, L, 1): `.squeeze(-1)` it to get (B, L).",
-            "gather 的输出形状与索引相同，是 (B, L, 1)：调用 `.squeeze(-1)` 得到 (B, L)。",
-        ),
-        Mistake(
-            "no_unsqueeze",
-            lambda logits, ids: logits.log_softmax(-1).gather(-1, ids),
-            "gather needs an index with as many dims as the tensor it reads: `ids` is (B, L) and the "
-            "log-probs are (B, L, V). Add the last dim with `ids.unsqueeze(-1)`, shape (B, L, 1), then "
-            "`.squeeze(-1)` the result.",
-            "gather 要求索引的维数与被读取的张量相同：`ids` 是 (B, L)，对数概率是 (B, L, V)。"
-            "用 `ids.unsqueeze(-1)` 补上最后一维，形状为 (B, L, 1)，再对结果调用 `.squeeze(-1)`。",
-        ),
+        Mistake("forgot_squeeze", lambda logits, ids: logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1))),
+        Mistake("no_unsqueeze", lambda logits, ids: logits.log_softmax(-1).gather(-1, ids)),
         Mistake(
             "gather_dim1",
             lambda logits, ids: logits.log_softmax(-1).gather(1, ids.unsqueeze(-1)).squeeze(-1),
-            "`gather(1, ...)` reads along the positions, the L axis: each id is taken as a position (and "
-            "an id >= L is out of bounds). The ids number entries of the vocabulary, the last dim: "
-            "gather along `dim=-1`.",
-            "`gather(1, ...)` 沿位置维（L 那一维）读取：每个 id 都被当成了位置（id >= L 时就越界了）。"
-            "id 是词表中词元的编号，位于最后一维：应沿 `dim=-1` 做 gather。",
         ),
     ],
 )
@@ -173,10 +134,8 @@ def _next_random(g: torch.Generator):
     return _logits(g, B, L, V), _ids(g, V, B, L)
 
 
-NEXT_TOKEN_LOGPROBS = Exercise(
+NEXT_PICK_LOGPROBS = Exercise(
     name="ch2.next_token_logprobs",
-    title_en="Shift by one and score the next token",
-    title_zh="错开一位，给下一个词元打分",
     args=("logits", "ids"),
     reference=next_token_logprobs,
     edge_cases=[
@@ -187,48 +146,17 @@ NEXT_TOKEN_LOGPROBS = Exercise(
     ],
     random_case=_next_random,
     seed=202,
+    grad="same",
     atol=ATOL,
     mistakes=[
-        Mistake(
-            "no_shift",
-            lambda logits, ids: _pick(_logp(logits[:, :-1]), ids[:, :-1]),
-            "you scored ids[:, t] with logits[:, t], i.e. the current token, not the next one. The "
-            "logits at t predict the token at t + 1: pair `logits[:, :-1]` with `ids[:, 1:]`.",
-            "你用 logits[:, t] 给 ids[:, t] 打分，也就是当前词元，而不是下一个。t 处的 logits "
-            "预测 t + 1 处的词元：应把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。",
-        ),
-        Mistake(
-            "shift_backwards",
-            lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, :-1]),
-            "the shift goes the other way: the logits at t + 1 scored the token at t, which the model "
-            "has already seen. Use `logits[:, :-1]` with `ids[:, 1:]`.",
-            "错位方向反了：你用 t + 1 处的 logits 给 t 处的词元打分，而模型已经看到过那个词元。"
-            "应使用 `logits[:, :-1]` 与 `ids[:, 1:]`。",
-        ),
+        Mistake("no_shift", lambda logits, ids: _pick(_logp(logits[:, :-1]), ids[:, :-1])),
+        Mistake("shift_backwards", lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, :-1])),
         Mistake(
             "raw_logits",
             lambda logits, ids: logits[:, :-1].gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1),
-            "the shift is right, but you gathered raw logits: apply `log_softmax(-1)` before the gather.",
-            "错位是对的，但你 gather 的是原始 logits：在 gather 之前先做 `log_softmax(-1)`。",
         ),
-        Mistake(
-            "not_cut",
-            lambda logits, ids: _pick(_logp(logits), ids),
-            "the result has one score per position, (B, L), including the first token, which nothing "
-            "predicts. Cut the logits at the end and the ids at the start: (B, L - 1).",
-            "结果每个位置一个分数，形状 (B, L)，连第一个词元也算上了，而它没有任何预测。"
-            "把 logits 去掉最后一个位置、ids 去掉第一个位置：形状 (B, L - 1)。",
-        ),
-        Mistake(
-            "both_cut_at_start",
-            lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, 1:]),
-            "both were cut at the start: `logits[:, 1:]` with `ids[:, 1:]` scores each token with the "
-            "logits at its own position, as if there were no shift. The logits at t predict the token at "
-            "t + 1: cut the logits at the end, `logits[:, :-1]`, and the ids at the start, `ids[:, 1:]`.",
-            "logits 和 ids 都从开头截掉了一位：`logits[:, 1:]` 与 `ids[:, 1:]` 配对，等于用每个词元自己"
-            "位置上的 logits 给它打分，相当于没有错位。t 处的 logits 预测 t + 1 处的词元：logits 去掉末尾，"
-            "即 `logits[:, :-1]`，ids 去掉开头，即 `ids[:, 1:]`。",
-        ),
+        Mistake("not_cut", lambda logits, ids: _pick(_logp(logits), ids)),
+        Mistake("both_cut_at_start", lambda logits, ids: _pick(_logp(logits[:, 1:]), ids[:, 1:])),
     ],
 )
 
@@ -277,8 +205,6 @@ def _sequence_random(g: torch.Generator):
 
 SEQUENCE_LOGPROB = Exercise(
     name="ch2.sequence_logprob",
-    title_en="Sequence log-likelihood with padding",
-    title_zh="带填充的序列对数似然",
     args=("logits", "labels"),
     reference=sequence_logprob,
     edge_cases=[
@@ -290,71 +216,36 @@ SEQUENCE_LOGPROB = Exercise(
     ],
     random_case=_sequence_random,
     seed=203,
+    grad="same",
     atol=ATOL,
     mistakes=[
         Mistake(
             "gather_sees_pad",
             lambda logits, labels: (_pick(_logp(logits[:, :-1]), labels[:, 1:]) * (labels[:, 1:] != PAD)).sum(-1),
-            "gather raised because it was given the padding label -100 as an index. Replace it by a "
-            "valid dummy id first, `targets.masked_fill(targets == -100, 0)` (or `clamp(min=0)`), and "
-            "let the mask remove what the dummy id reads.",
-            "gather 报错，因为填充标签 -100 被当成了索引。先把它换成一个合法的占位 id："
-            "`targets.masked_fill(targets == -100, 0)`（或 `clamp(min=0)`），"
-            "再用掩码去掉占位 id 读到的值。",
         ),
         Mistake(
             "no_mask",
             lambda logits, labels: _pick(_logp(logits[:, :-1]), labels[:, 1:].clamp(min=0)).sum(-1),
-            "the padding positions were counted: after replacing -100 by a dummy id, gather reads a real "
-            "log-prob there. Multiply by the mask `labels[:, 1:] != -100` before the sum.",
-            "填充位置被算进去了：把 -100 换成占位 id 之后，gather 在那里读到的是真实的对数概率。"
-            "求和之前先乘以掩码 `labels[:, 1:] != -100`。",
         ),
         Mistake(
             "mask_not_shifted",
             lambda logits, labels: (_pick(_logp(logits[:, :-1]), labels[:, 1:].clamp(min=0))
                                     * (labels[:, :-1] != PAD)).sum(-1),
-            "the mask is cut like the logits, `[:, :-1]`, so it is off by one: it belongs to the "
-            "targets `labels[:, 1:]`. Use `labels[:, 1:] != -100`.",
-            "掩码像 logits 一样用 `[:, :-1]` 截取，因而错开了一位：它应该对应目标 `labels[:, 1:]`。"
-            "请用 `labels[:, 1:] != -100`。",
         ),
         Mistake(
             "no_shift",
             lambda logits, labels: (_pick(_logp(logits), labels.clamp(min=0)) * (labels != PAD)).sum(-1),
-            "you scored each label with the logits at its own position; the logits at t score the "
-            "token at t + 1: `logits[:, :-1]` with `labels[:, 1:]`.",
-            "你用每个标签所在位置的 logits 给它打分；t 处的 logits 给 t + 1 处的词元打分："
-            "`logits[:, :-1]` 与 `labels[:, 1:]` 配对。",
         ),
         Mistake(
             "mean_not_sum",
             lambda logits, labels: (sequence_logprob(logits, labels)
                                     / (labels[:, 1:] != PAD).sum(-1).clamp(min=1)),
-            "this is the mean log-prob per token; the log-likelihood of a sequence is the sum.",
-            "这是每个词元的平均对数概率；序列的对数似然是求和。",
         ),
         Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
             "squeezed_batch",
             lambda logits, labels: sequence_logprob(logits, labels).squeeze(),
-            "on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every "
-            "dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which "
-            "`.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
-            "在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 "
-            "的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状："
-            "之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
         ),
-        Mistake(
-            "summed_whole_batch",
-            _sequence_summed_whole_batch,
-            "you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and "
-            "so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its "
-            "own log-likelihood, shape (B,): multiply by the mask and sum over the positions only, "
-            "`(logp * mask).sum(-1)`.",
-            "你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，"
-            "因为 `logp[mask]` 会把所有行展平成一维。每个序列有自己的对数似然，形状为 (B,)："
-            "乘以掩码后只沿位置求和，即 `(logp * mask).sum(-1)`。",
-        ),
+        Mistake("summed_whole_batch", _sequence_summed_whole_batch),
     ],
 )
 
@@ -371,7 +262,7 @@ def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torc
     ``logits[:, t - 1]``. Returns (B,) float32.
     """
     L = ids.shape[1]
-    t = torch.arange(1, L)
+    t = torch.arange(1, L, device=ids.device)
     mask = (t >= prompt_len[:, None]) & (t < length[:, None])
     logp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
     return (logp * mask).sum(-1)
@@ -420,8 +311,6 @@ def _completion_random(g: torch.Generator):
 
 COMPLETION_LOGPROB = Exercise(
     name="ch2.completion_logprob",
-    title_en="Score only the completion",
-    title_zh="只给补全部分打分",
     args=("logits", "ids", "prompt_len", "length"),
     reference=completion_logprob,
     edge_cases=[
@@ -432,6 +321,7 @@ COMPLETION_LOGPROB = Exercise(
     ],
     random_case=_completion_random,
     seed=204,
+    grad="same",
     atol=ATOL,
     mistakes=[
         Mistake(
@@ -439,82 +329,30 @@ COMPLETION_LOGPROB = Exercise(
             lambda logits, ids, p, n: (_pick(_logp(logits[:, :-1]), ids[:, 1:])
                                        * ((torch.arange(ids.shape[1] - 1) >= p[:, None])
                                           & (torch.arange(ids.shape[1] - 1) < n[:, None]))).sum(-1),
-            "the mask is built on the positions of the logits instead of the targets, i.e. cut like the "
-            "logits: it drops the first completion token and scores the token after the completion. "
-            "The targets `ids[:, 1:]` are the tokens t = 1, 2, ...: keep `prompt_len <= t < length`.",
-            "掩码建在了 logits 的位置上而不是目标的位置上，也就是像 logits 那样截取：它漏掉了第一个补全"
-            "词元，却给补全之后的那个词元打了分。目标 `ids[:, 1:]` 是位置 t = 1, 2, ... 上的词元："
-            "保留 `prompt_len <= t < length`。",
         ),
         Mistake(
             "includes_prompt",
             lambda logits, ids, p, n: (_pick(_logp(logits[:, :-1]), ids[:, 1:])
                                        * (torch.arange(1, ids.shape[1]) < n[:, None])).sum(-1),
-            "the prompt tokens were scored too. Preference and RL losses score only the completion: "
-            "also require `t >= prompt_len`.",
-            "提示部分的词元也被打分了。偏好学习和强化学习的损失只给补全部分打分："
-            "还要加上条件 `t >= prompt_len`。",
         ),
         Mistake(
             "ignores_length",
             lambda logits, ids, p, n: (_pick(_logp(logits[:, :-1]), ids[:, 1:])
                                        * (torch.arange(1, ids.shape[1]) >= p[:, None])).sum(-1),
-            "the padding after `length` was scored (its id 0 is a valid token, so nothing fails): "
-            "also require `t < length`.",
-            "`length` 之后的填充也被打分了（填充的 id 0 是合法的词元 id，所以不会报错）："
-            "还要加上条件 `t < length`。",
         ),
         Mistake(
             "no_shift",
             lambda logits, ids, p, n: (_pick(_logp(logits), ids)
                                        * ((torch.arange(ids.shape[1]) >= p[:, None])
                                           & (torch.arange(ids.shape[1]) < n[:, None]))).sum(-1),
-            "each token was scored by the logits at its own position; token t is scored by "
-            "`logits[:, t - 1]`: pair `logits[:, :-1]` with `ids[:, 1:]`.",
-            "每个词元都用它自己位置上的 logits 打分；t 处的词元应由 `logits[:, t - 1]` 打分："
-            "把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。",
         ),
-        Mistake(
-            "no_column",
-            _completion_no_column,
-            "`t >= prompt_len` compares the positions t, shape (L - 1,), with prompt_len, shape (B,), "
-            "element by element: that works for a batch of one only, otherwise it raises a size mismatch "
-            "(or pairs the wrong entries). Make prompt_len a column, `prompt_len[:, None]` of shape (B, 1), "
-            "so that the comparison broadcasts to a (B, L - 1) mask; the same for `length[:, None]`.",
-            "`t >= prompt_len` 把形状为 (L - 1,) 的位置 t 与形状为 (B,) 的 prompt_len 逐元素比较："
-            "这只对只有一个序列的批次成立，否则会报大小不匹配的错（或者配错元素）。把 prompt_len 变成一列，"
-            "即形状为 (B, 1) 的 `prompt_len[:, None]`，比较才会广播成 (B, L - 1) 的掩码；"
-            "`length[:, None]` 也一样。",
-        ),
-        Mistake(
-            "prompt_off_by_one",
-            _completion_prompt_off_by_one,
-            "`t > prompt_len` leaves out the first completion token, which sits at position "
-            "t = prompt_len (the prompt takes positions 0 to prompt_len - 1): keep `t >= prompt_len[:, None]`.",
-            "`t > prompt_len` 漏掉了第一个补全词元，它位于位置 t = prompt_len"
-            "（提示占据位置 0 到 prompt_len - 1）：应保留 `t >= prompt_len[:, None]`。",
-        ),
+        Mistake("no_column", _completion_no_column),
+        Mistake("prompt_off_by_one", _completion_prompt_off_by_one),
         Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
             "squeezed_batch",
             lambda logits, ids, p, n: completion_logprob(logits, ids, p, n).squeeze(),
-            "on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every "
-            "dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which "
-            "`.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
-            "在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 "
-            "的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状："
-            "之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
         ),
-        Mistake(
-            "summed_whole_batch",
-            _completion_summed_whole_batch,
-            "you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and "
-            "so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its "
-            "own completion score, shape (B,): multiply by the mask and sum over the positions only, "
-            "`(logp * mask).sum(-1)`.",
-            "你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，"
-            "因为 `logp[mask]` 会把所有行展平成一维。每个序列的补全部分有自己的得分，形状为 (B,)："
-            "乘以掩码后只沿位置求和，即 `(logp * mask).sum(-1)`。",
-        ),
+        Mistake("summed_whole_batch", _completion_summed_whole_batch),
     ],
 )
 
@@ -545,8 +383,6 @@ _ratio_random, _ratio_fixed = case_builders(_ratio_inputs, 1, 7)
 
 IMPORTANCE_RATIO = Exercise(
     name="ch2.importance_ratio",
-    title_en="The PPO/GRPO importance ratio",
-    title_zh="PPO/GRPO 的重要性比率",
     args=("new_logp", "old_logp"),
     reference=importance_ratio,
     edge_cases=[
@@ -557,33 +393,12 @@ IMPORTANCE_RATIO = Exercise(
     ],
     random_case=_ratio_random,
     seed=205,
+    grad="same",
     mistakes=[
-        Mistake(
-            "ratio_of_logprobs",
-            lambda new, old: new / old,
-            "you divided the log-probabilities; the ratio is of probabilities: "
-            "`torch.exp(new_logp - old_logp)` (log of a quotient = difference of logs).",
-            "你把两个对数概率相除了；比率是概率之比：`torch.exp(new_logp - old_logp)`"
-            "（商的对数等于对数之差）。",
-        ),
-        Mistake(
-            "inverted",
-            lambda new, old: torch.exp(old - new),
-            "this is pi_old / pi_new, upside down: `torch.exp(new_logp - old_logp)`.",
-            "这是 pi_old / pi_new，颠倒了：应为 `torch.exp(new_logp - old_logp)`。",
-        ),
-        Mistake(
-            "no_exp",
-            lambda new, old: new - old,
-            "this is the log of the ratio: apply `torch.exp` to the difference.",
-            "这是比率的对数：对差值再取 `torch.exp`。",
-        ),
-        Mistake(
-            "difference_of_probs",
-            lambda new, old: torch.exp(new) - torch.exp(old),
-            "you subtracted the probabilities; the ratio divides them: `torch.exp(new_logp - old_logp)`.",
-            "你把两个概率相减了；比率是相除：`torch.exp(new_logp - old_logp)`。",
-        ),
+        Mistake("ratio_of_logprobs", lambda new, old: new / old),
+        Mistake("inverted", lambda new, old: torch.exp(old - new)),
+        Mistake("no_exp", lambda new, old: new - old),
+        Mistake("difference_of_probs", lambda new, old: torch.exp(new) - torch.exp(old)),
     ],
 )
 
@@ -630,8 +445,6 @@ _chunked_random, _chunked_fixed = case_builders(_chunked_inputs, 1, 13)
 
 CHUNKED_LOGPROBS = Exercise(
     name="ch2.chunked_logprobs",
-    title_en="Log-probs four rows at a time, without log_softmax",
-    title_zh="不用 log_softmax，每次处理四行的对数概率",
     args=("logits", "ids"),
     reference=chunked_logprobs,
     edge_cases=[
@@ -642,48 +455,248 @@ CHUNKED_LOGPROBS = Exercise(
     ],
     random_case=_chunked_random,
     seed=206,
+    grad="same",
+    chunk_rows=4,
     atol=ATOL,
     mistakes=[
-        Mistake(
-            "dropped_remainder",
-            _dropped_remainder,
-            "the last, partial chunk is missing: `range(0, N - N % 4, 4)` stops early. Loop over "
-            "`range(0, N, 4)`; slicing `logits[start:start + 4]` past the end is fine.",
-            "最后一个不满的块丢了：`range(0, N - N % 4, 4)` 提前结束了。"
-            "应遍历 `range(0, N, 4)`；切片 `logits[start:start + 4]` 越过末尾也没有问题。",
-        ),
+        Mistake("dropped_remainder", _dropped_remainder),
         Mistake(
             "minus_max",
             lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1) - logits.amax(-1),
-            "subtracting the row maximum only makes the exponentials safe; the normaliser is "
-            "`torch.logsumexp(x, dim=-1)`, which is larger than the maximum.",
-            "减去每行最大值只是让指数运算不溢出；归一化项是 `torch.logsumexp(x, dim=-1)`，它比最大值更大。",
         ),
-        Mistake(
-            "raw_logits",
-            lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1),
-            "the gathered logits still need the normaliser: subtract `torch.logsumexp(x, dim=-1)` of "
-            "each row.",
-            "gather 出来的 logits 还需要减去归一化项：减去每行的 `torch.logsumexp(x, dim=-1)`。",
-        ),
+        Mistake("raw_logits", lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1)),
         Mistake(
             "probabilities",
             lambda logits, ids: logits.softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),
-            "these are probabilities; the log-probability is `x[y] - logsumexp(x)`, with no `exp` "
-            "at the end.",
-            "这些是概率；对数概率是 `x[y] - logsumexp(x)`，最后不需要 `exp`。",
         ),
-        Mistake(
-            "normaliser_over_chunk",
-            _normaliser_over_chunk,
-            "the normaliser was summed over the whole chunk, all its rows together (e.g. "
-            "`x.exp().sum().log()`); each row needs its own: `torch.logsumexp(x, dim=-1)`.",
-            "归一化项是对整个块的所有行一起求和得到的（例如 `x.exp().sum().log()`）；"
-            "每一行都需要自己的归一化项：`torch.logsumexp(x, dim=-1)`。",
-        ),
+        Mistake("normaliser_over_chunk", _normaliser_over_chunk),
     ],
 )
 
 
-EXERCISES = [TOKEN_LOGPROBS, NEXT_TOKEN_LOGPROBS, SEQUENCE_LOGPROB, COMPLETION_LOGPROB, IMPORTANCE_RATIO,
+EXERCISES = [PICK_LOGPROBS, NEXT_PICK_LOGPROBS, SEQUENCE_LOGPROB, COMPLETION_LOGPROB, IMPORTANCE_RATIO,
              CHUNKED_LOGPROBS]
+
+
+#: Titles (the exercises' headings in the book) and hints, per language and exercise.
+MESSAGES = {
+    "en": {
+        "pick_logprobs": {
+            "title": "Log-probability of each given token",
+            "raw_logits": ("you gathered the raw logits. A logit is a score defined up to a constant "
+                           "per row, not a log-probability: apply `log_softmax(-1)` first, then "
+                           "gather."),
+            "probabilities": ("these are probabilities (`softmax`), not log-probabilities: use "
+                              "`log_softmax(-1)` (not `softmax(-1).log()`, which gives -inf where a "
+                              "probability underflows to 0)."),
+            "softmax_then_log": ("`softmax(-1).log()` is right on paper, but in float32 a "
+                                 "probability below about 1e-45 underflows to 0 and its log is -inf "
+                                 "(here, for the very negative logit). `log_softmax(-1)` computes "
+                                 "the log-probability directly and stays finite."),
+            "softmax_wrong_dim": ("`log_softmax(1)` normalises over the positions; each position's "
+                                  "distribution runs over the vocabulary, the last dim: "
+                                  "`log_softmax(-1)`."),
+            "forgot_squeeze": ("gather's output has the index's shape (B, L, 1): `.squeeze(-1)` it "
+                               "to get (B, L)."),
+            "no_unsqueeze": ("gather needs an index with as many dims as the tensor it reads: `ids` "
+                             "is (B, L) and the log-probs are (B, L, V). Add the last dim with "
+                             "`ids.unsqueeze(-1)`, shape (B, L, 1), then `.squeeze(-1)` the result."),
+            "gather_dim1": ("`gather(1, ...)` reads along the positions, the L axis: each id is "
+                            "taken as a position (and an id >= L is out of bounds). The ids number "
+                            "entries of the vocabulary, the last dim: gather along `dim=-1`."),
+        },
+        "next_token_logprobs": {
+            "title": "Shift by one and score the next token",
+            "no_shift": ("you scored ids[:, t] with logits[:, t], i.e. the current token, not the "
+                         "next one. The logits at t predict the token at t + 1: pair `logits[:, "
+                         ":-1]` with `ids[:, 1:]`."),
+            "shift_backwards": ("the shift goes the other way: the logits at t + 1 scored the token "
+                                "at t, which the model has already seen. Use `logits[:, :-1]` with "
+                                "`ids[:, 1:]`."),
+            "raw_logits": ("the shift is right, but you gathered raw logits: apply `log_softmax(-1)` "
+                           "before the gather."),
+            "not_cut": ("the result has one score per position, (B, L), including the first token, "
+                        "which nothing predicts. Cut the logits at the end and the ids at the start: "
+                        "(B, L - 1)."),
+            "both_cut_at_start": ("both were cut at the start: `logits[:, 1:]` with `ids[:, 1:]` "
+                                  "scores each token with the logits at its own position, as if "
+                                  "there were no shift. The logits at t predict the token at t + 1: "
+                                  "cut the logits at the end, `logits[:, :-1]`, and the ids at the "
+                                  "start, `ids[:, 1:]`."),
+        },
+        "sequence_logprob": {
+            "title": "Sequence log-likelihood with padding",
+            "gather_sees_pad": ("gather raised because it was given the padding label -100 as an "
+                                "index. Replace it by a valid dummy id first, "
+                                "`targets.masked_fill(targets == -100, 0)` (or `clamp(min=0)`), and "
+                                "let the mask remove what the dummy id reads."),
+            "no_mask": ("the padding positions were counted: after replacing -100 by a dummy id, "
+                        "gather reads a real log-prob there. Multiply by the mask `labels[:, 1:] != "
+                        "-100` before the sum."),
+            "mask_not_shifted": ("the mask is cut like the logits, `[:, :-1]`, so it is off by one: "
+                                 "it belongs to the targets `labels[:, 1:]`. Use `labels[:, 1:] != "
+                                 "-100`."),
+            "no_shift": ("you scored each label with the logits at its own position; the logits at t "
+                         "score the token at t + 1: `logits[:, :-1]` with `labels[:, 1:]`."),
+            "mean_not_sum": ("this is the mean log-prob per token; the log-likelihood of a sequence "
+                             "is the sum."),
+            "squeezed_batch": ("on this batch of one the result lost its only dimension: a bare "
+                               "`.squeeze()` drops every dimension of size 1, the batch included. "
+                               "The answer has shape (B,) even when B == 1, which `.sum(-1)` already "
+                               "gives: squeeze nothing after it (and use `.squeeze(-1)` after the "
+                               "gather)."),
+            "summed_whole_batch": ("you summed over the whole batch, giving a single number: "
+                                   "`.sum()` adds up every sequence, and so does `logp[mask].sum()`, "
+                                   "since `logp[mask]` flattens all rows into one. Each sequence has "
+                                   "its own log-likelihood, shape (B,): multiply by the mask and sum "
+                                   "over the positions only, `(logp * mask).sum(-1)`."),
+        },
+        "completion_logprob": {
+            "title": "Score only the completion",
+            "mask_not_shifted": ("the mask is built on the positions of the logits instead of the "
+                                 "targets, i.e. cut like the logits: it drops the first completion "
+                                 "token and scores the token after the completion. The targets "
+                                 "`ids[:, 1:]` are the tokens t = 1, 2, ...: keep `prompt_len <= t < "
+                                 "length`."),
+            "includes_prompt": ("the prompt tokens were scored too. Preference and RL losses score "
+                                "only the completion: also require `t >= prompt_len`."),
+            "ignores_length": ("the padding after `length` was scored (its id 0 is a valid token, so "
+                               "nothing fails): also require `t < length`."),
+            "no_shift": ("each token was scored by the logits at its own position; token t is scored "
+                         "by `logits[:, t - 1]`: pair `logits[:, :-1]` with `ids[:, 1:]`."),
+            "no_column": ("`t >= prompt_len` compares the positions t, shape (L - 1,), with "
+                          "prompt_len, shape (B,), element by element: that works for a batch of one "
+                          "only, otherwise it raises a size mismatch (or pairs the wrong entries). "
+                          "Make prompt_len a column, `prompt_len[:, None]` of shape (B, 1), so that "
+                          "the comparison broadcasts to a (B, L - 1) mask; the same for `length[:, "
+                          "None]`."),
+            "prompt_off_by_one": ("`t > prompt_len` leaves out the first completion token, which "
+                                  "sits at position t = prompt_len (the prompt takes positions 0 to "
+                                  "prompt_len - 1): keep `t >= prompt_len[:, None]`."),
+            "squeezed_batch": ("on this batch of one the result lost its only dimension: a bare "
+                               "`.squeeze()` drops every dimension of size 1, the batch included. "
+                               "The answer has shape (B,) even when B == 1, which `.sum(-1)` already "
+                               "gives: squeeze nothing after it (and use `.squeeze(-1)` after the "
+                               "gather)."),
+            "summed_whole_batch": ("you summed over the whole batch, giving a single number: "
+                                   "`.sum()` adds up every sequence, and so does `logp[mask].sum()`, "
+                                   "since `logp[mask]` flattens all rows into one. Each sequence has "
+                                   "its own completion score, shape (B,): multiply by the mask and "
+                                   "sum over the positions only, `(logp * mask).sum(-1)`."),
+        },
+        "importance_ratio": {
+            "title": "The PPO/GRPO importance ratio",
+            "ratio_of_logprobs": ("you divided the log-probabilities; the ratio is of probabilities: "
+                                  "`torch.exp(new_logp - old_logp)` (log of a quotient = difference "
+                                  "of logs)."),
+            "inverted": "this is pi_old / pi_new, upside down: `torch.exp(new_logp - old_logp)`.",
+            "no_exp": "this is the log of the ratio: apply `torch.exp` to the difference.",
+            "difference_of_probs": ("you subtracted the probabilities; the ratio divides them: "
+                                    "`torch.exp(new_logp - old_logp)`."),
+        },
+        "chunked_logprobs": {
+            "title": "Log-probs four rows at a time, without log_softmax",
+            "dropped_remainder": ("the last, partial chunk is missing: `range(0, N - N % 4, 4)` "
+                                  "stops early. Loop over `range(0, N, 4)`; slicing "
+                                  "`logits[start:start + 4]` past the end is fine."),
+            "minus_max": ("subtracting the row maximum only makes the exponentials safe; the "
+                          "normaliser is `torch.logsumexp(x, dim=-1)`, which is larger than the "
+                          "maximum."),
+            "raw_logits": ("the gathered logits still need the normaliser: subtract "
+                           "`torch.logsumexp(x, dim=-1)` of each row."),
+            "probabilities": ("these are probabilities; the log-probability is `x[y] - "
+                              "logsumexp(x)`, with no `exp` at the end."),
+            "normaliser_over_chunk": ("the normaliser was summed over the whole chunk, all its rows "
+                                      "together (e.g. `x.exp().sum().log()`); each row needs its "
+                                      "own: `torch.logsumexp(x, dim=-1)`."),
+        },
+    },
+    "zh": {
+        "pick_logprobs": {
+            "title": "每个给定词元的对数概率",
+            "raw_logits": ("你 gather 的是原始 logits。logit 只是每行差一个常数的分数，不是对数概率：先做 `log_softmax(-1)`，再 "
+                           "gather。"),
+            "probabilities": ("这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`（不要用 "
+                              "`softmax(-1).log()`，概率下溢为 0 时它会得到 -inf）。"),
+            "softmax_then_log": ("`softmax(-1).log()` 在数学上没错，但在 float32 中，小于约 1e-45 的概率会下溢为 0，取对数后就是 "
+                                 "-inf（这里就是那个非常负的 logit）。`log_softmax(-1)` 直接计算对数概率，结果保持有限。"),
+            "softmax_wrong_dim": "`log_softmax(1)` 是沿位置维归一化；每个位置的分布是在词表上，即最后一维：`log_softmax(-1)`。",
+            "forgot_squeeze": "gather 的输出形状与索引相同，是 (B, L, 1)：调用 `.squeeze(-1)` 得到 (B, L)。",
+            "no_unsqueeze": ("gather 要求索引的维数与被读取的张量相同：`ids` 是 (B, L)，对数概率是 (B, L, V)。用 "
+                             "`ids.unsqueeze(-1)` 补上最后一维，形状为 (B, L, 1)，再对结果调用 `.squeeze(-1)`。"),
+            "gather_dim1": ("`gather(1, ...)` 沿位置维（L 那一维）读取：每个 id 都被当成了位置（id >= L 时就越界了）。id "
+                            "是词表中词元的编号，位于最后一维：应沿 `dim=-1` 做 gather。"),
+        },
+        "next_token_logprobs": {
+            "title": "错开一位，给下一个词元打分",
+            "no_shift": ("你用 logits[:, t] 给 ids[:, t] 打分，也就是当前词元，而不是下一个。t 处的 logits 预测 t + 1 处的词元：应把 "
+                         "`logits[:, :-1]` 与 `ids[:, 1:]` 配对。"),
+            "shift_backwards": ("错位方向反了：你用 t + 1 处的 logits 给 t 处的词元打分，而模型已经看到过那个词元。应使用 `logits[:, "
+                                ":-1]` 与 `ids[:, 1:]`。"),
+            "raw_logits": "错位是对的，但你 gather 的是原始 logits：在 gather 之前先做 `log_softmax(-1)`。",
+            "not_cut": ("结果每个位置一个分数，形状 (B, L)，连第一个词元也算上了，而它没有任何预测。把 logits 去掉最后一个位置、ids 去掉第一个位置：形状 "
+                        "(B, L - 1)。"),
+            "both_cut_at_start": ("logits 和 ids 都从开头截掉了一位：`logits[:, 1:]` 与 `ids[:, 1:]` "
+                                  "配对，等于用每个词元自己位置上的 logits 给它打分，相当于没有错位。t 处的 logits 预测 t + 1 "
+                                  "处的词元：logits 去掉末尾，即 `logits[:, :-1]`，ids 去掉开头，即 `ids[:, 1:]`。"),
+        },
+        "sequence_logprob": {
+            "title": "带填充的序列对数似然",
+            "gather_sees_pad": ("gather 报错，因为填充标签 -100 被当成了索引。先把它换成一个合法的占位 "
+                                "id：`targets.masked_fill(targets == -100, 0)`（或 "
+                                "`clamp(min=0)`），再用掩码去掉占位 id 读到的值。"),
+            "no_mask": ("填充位置被算进去了：把 -100 换成占位 id 之后，gather 在那里读到的是真实的对数概率。求和之前先乘以掩码 `labels[:, 1:] "
+                        "!= -100`。"),
+            "mask_not_shifted": ("掩码像 logits 一样用 `[:, :-1]` 截取，因而错开了一位：它应该对应目标 `labels[:, 1:]`。请用 "
+                                 "`labels[:, 1:] != -100`。"),
+            "no_shift": ("你用每个标签所在位置的 logits 给它打分；t 处的 logits 给 t + 1 处的词元打分：`logits[:, :-1]` 与 "
+                         "`labels[:, 1:]` 配对。"),
+            "mean_not_sum": "这是每个词元的平均对数概率；序列的对数似然是求和。",
+            "squeezed_batch": ("在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 "
+                               "的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 "
+                               "squeeze（gather 之后用 `.squeeze(-1)`）。"),
+            "summed_whole_batch": ("你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，因为 "
+                                   "`logp[mask]` 会把所有行展平成一维。每个序列有自己的对数似然，形状为 (B,)：乘以掩码后只沿位置求和，即 "
+                                   "`(logp * mask).sum(-1)`。"),
+        },
+        "completion_logprob": {
+            "title": "只给补全部分打分",
+            "mask_not_shifted": ("掩码建在了 logits 的位置上而不是目标的位置上，也就是像 logits "
+                                 "那样截取：它漏掉了第一个补全词元，却给补全之后的那个词元打了分。目标 `ids[:, 1:]` 是位置 t = 1, 2, ... "
+                                 "上的词元：保留 `prompt_len <= t < length`。"),
+            "includes_prompt": "提示部分的词元也被打分了。偏好学习和强化学习的损失只给补全部分打分：还要加上条件 `t >= prompt_len`。",
+            "ignores_length": "`length` 之后的填充也被打分了（填充的 id 0 是合法的词元 id，所以不会报错）：还要加上条件 `t < length`。",
+            "no_shift": ("每个词元都用它自己位置上的 logits 打分；t 处的词元应由 `logits[:, t - 1]` 打分：把 `logits[:, :-1]` "
+                         "与 `ids[:, 1:]` 配对。"),
+            "no_column": ("`t >= prompt_len` 把形状为 (L - 1,) 的位置 t 与形状为 (B,) 的 prompt_len "
+                          "逐元素比较：这只对只有一个序列的批次成立，否则会报大小不匹配的错（或者配错元素）。把 prompt_len 变成一列，即形状为 (B, 1) 的 "
+                          "`prompt_len[:, None]`，比较才会广播成 (B, L - 1) 的掩码；`length[:, None]` 也一样。"),
+            "prompt_off_by_one": ("`t > prompt_len` 漏掉了第一个补全词元，它位于位置 t = prompt_len（提示占据位置 0 到 "
+                                  "prompt_len - 1）：应保留 `t >= prompt_len[:, None]`。"),
+            "squeezed_batch": ("在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 "
+                               "的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 "
+                               "squeeze（gather 之后用 `.squeeze(-1)`）。"),
+            "summed_whole_batch": ("你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，因为 "
+                                   "`logp[mask]` 会把所有行展平成一维。每个序列的补全部分有自己的得分，形状为 (B,)：乘以掩码后只沿位置求和，即 "
+                                   "`(logp * mask).sum(-1)`。"),
+        },
+        "importance_ratio": {
+            "title": "PPO/GRPO 的重要性比率",
+            "ratio_of_logprobs": "你把两个对数概率相除了；比率是概率之比：`torch.exp(new_logp - old_logp)`（商的对数等于对数之差）。",
+            "inverted": "这是 pi_old / pi_new，颠倒了：应为 `torch.exp(new_logp - old_logp)`。",
+            "no_exp": "这是比率的对数：对差值再取 `torch.exp`。",
+            "difference_of_probs": "你把两个概率相减了；比率是相除：`torch.exp(new_logp - old_logp)`。",
+        },
+        "chunked_logprobs": {
+            "title": "不用 log_softmax，每次处理四行的对数概率",
+            "dropped_remainder": ("最后一个不满的块丢了：`range(0, N - N % 4, 4)` 提前结束了。应遍历 `range(0, N, 4)`；切片 "
+                                  "`logits[start:start + 4]` 越过末尾也没有问题。"),
+            "minus_max": "减去每行最大值只是让指数运算不溢出；归一化项是 `torch.logsumexp(x, dim=-1)`，它比最大值更大。",
+            "raw_logits": "gather 出来的 logits 还需要减去归一化项：减去每行的 `torch.logsumexp(x, dim=-1)`。",
+            "probabilities": "这些是概率；对数概率是 `x[y] - logsumexp(x)`，最后不需要 `exp`。",
+            "normaliser_over_chunk": ("归一化项是对整个块的所有行一起求和得到的（例如 "
+                                      "`x.exp().sum().log()`）；每一行都需要自己的归一化项：`torch.logsumexp(x, "
+                                      "dim=-1)`。"),
+        },
+    },
+}

@@ -1,0 +1,82 @@
+"""Exercise and solution titles written the Chinese way on Chinese pages.
+
+sphinx-exercise translates its words (练习, 解答) but keeps the English word order and ASCII
+brackets: 「练习 1.1 (每行取一个元素)」 and 「解答 练习 1.1 (每行取一个元素)」. On a page whose
+``language`` is Chinese this post-transform, which runs after sphinx-exercise's own title
+transforms, writes full-width brackets around the exercise's title and puts the solution's
+title in Chinese order: 「练习 1.1（每行取一个元素）」 and 「练习 1.1（每行取一个元素）的解答」.
+Sphinx's HTML writer ends the number with a space (``<span class="caption-number">练习 1.1
+</span>``); before a full-width bracket that space is dropped from the page.
+Pages in other languages are left as sphinx-exercise makes them.
+"""
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+OPEN, CLOSE = " (", ")"  # what sphinx-exercise writes around a custom title
+FULL_OPEN, FULL_CLOSE = "（", "）"
+
+
+def _is_chinese(app: Sphinx) -> bool:
+    return str(app.config.language or "").lower().replace("-", "_").startswith("zh")
+
+
+def _full_width_brackets(parent: nodes.Element) -> None:
+    """Turn the " (" ... ")" Text children that enclose a custom title into （ ... ）."""
+    children = parent.children
+    opens = [i for i, c in enumerate(children) if isinstance(c, nodes.Text) and str(c) == OPEN]
+    closes = [i for i, c in enumerate(children) if isinstance(c, nodes.Text) and str(c) == CLOSE]
+    if opens and closes and opens[-1] < closes[-1]:
+        parent.replace(children[closes[-1]], nodes.Text(FULL_CLOSE))
+        parent.replace(children[opens[-1]], nodes.Text(FULL_OPEN))
+
+
+class ChineseExerciseTitles(SphinxPostTransform):
+    """Full-width brackets in exercise titles, and 「练习 N（…）的解答」 for solutions."""
+
+    default_priority = 30  # after sphinx-exercise's title transforms (20, 21, 22)
+
+    def run(self) -> None:
+        if not _is_chinese(self.app):
+            return
+        from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, solution_node
+
+        for node in self.document.findall(lambda n: isinstance(n, (exercise_node, exercise_enumerable_node))):
+            title = node.children[0] if node.children else None
+            if isinstance(title, nodes.title):
+                _full_width_brackets(title)
+        for node in self.document.findall(solution_node):
+            title = node.children[0] if node.children else None
+            if not isinstance(title, nodes.title) or len(title.children) != 2:
+                continue
+            word, reference = title.children
+            if not isinstance(word, nodes.Text) or not isinstance(reference, nodes.reference):
+                continue
+            first = reference.children[0] if reference.children else None
+            if isinstance(first, nodes.Text):  # " 练习 1.1": drop the space that followed 解答
+                reference.replace(first, nodes.Text(str(first).lstrip()))
+            _full_width_brackets(reference)
+            title.remove(word)
+            title += nodes.Text(f"的{str(word).strip()}")  # 「练习 1.1（…）的解答」
+            node["title"] = title.astext()
+
+
+# the number's trailing space, where a full-width bracket follows it
+_NUMBER_SPACE = re.compile(r'(<span class="caption-number">[^<]*?) </span>' + FULL_OPEN)
+
+
+def no_space_before_full_width_bracket(app: Sphinx, pagename: str, templatename: str,
+                                       context: dict, doctree) -> None:
+    if _is_chinese(app) and "body" in context:
+        context["body"] = _NUMBER_SPACE.sub(r"\1</span>" + FULL_OPEN, context["body"])
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("sphinx_exercise")
+    app.add_post_transform(ChineseExerciseTitles)
+    app.connect("html-page-context", no_space_before_full_width_bracket)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,200 @@
+/* The gather book: search that finds Chinese words and phrases, and hits that lead to the match.
+ *
+ * Loaded on search.html only, before Sphinx's searchtools.js (book/_ext/gatherbook_site.py).
+ *
+ * Sphinx cuts the Chinese pages into words with jieba when it builds the index, but the browser
+ * does not cut the query: "对数概率" is one query word, and the index holds "对数" and "概率".
+ * Here each run of Chinese characters in the query is matched against the index's own words:
+ * a page matches the run when the index words of that page that occur inside the run cover it
+ * (a single character that jieba left alone is not indexed, so it may stay uncovered). This
+ * finds a page by any phrase it contains however jieba cut it there, needs no dictionary, and
+ * works offline. Latin words, numbers ("-100") and mixed queries work as well.
+ *
+ * A hit links to the section that holds the first match (its id), the words are highlighted
+ * there (Sphinx's sphinx_highlight.js), and the snippet quotes the article, not the page chrome.
+ */
+"use strict";
+(() => {
+  const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+  const CJK_RUNS = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+  const NUMBER = /-?\d+(?:\.\d+)?/g;
+  // article text, without what is not the page's text
+  const CHROME = ".headerlink, script, style, button, .copybtn, .toggle-button, .tooltip, #searchbox";
+
+  // The query's Chinese runs, its numbers as typed ("-100"), and everything else.
+  function queryParts(query) {
+    const runs = query.match(CJK_RUNS) || [];
+    const numbers = (query.replace(CJK_RUNS, " ").match(NUMBER) || []);
+    return {runs, numbers};
+  }
+
+  // Where the index words of each file cover a Chinese run: Map(file -> score).
+  function filesForRun(run, index) {
+    const sources = [[index.terms, Scorer.term], [index.titleterms, Scorer.title]];
+    const coverable = new Array(run.length).fill(false);
+    const perFile = new Map();  // file -> {covered: bool[], score}
+    for (let start = 0; start < run.length; start++) {
+      for (let end = start + 2; end <= run.length; end++) {
+        const word = run.slice(start, end);
+        for (const [table, score] of sources) {
+          if (!Object.prototype.hasOwnProperty.call(table, word)) continue;
+          for (let i = start; i < end; i++) coverable[i] = true;
+          let files = table[word];
+          if (files.length === undefined) files = [files];
+          for (const file of files) {
+            if (!perFile.has(file)) perFile.set(file, {covered: new Array(run.length).fill(false), score: 0});
+            const entry = perFile.get(file);
+            for (let i = start; i < end; i++) entry.covered[i] = true;
+            entry.score = Math.max(entry.score, score + (end - start === run.length ? 10 : 0));
+          }
+        }
+      }
+    }
+    const found = new Map();
+    for (const [file, {covered, score}] of perFile) {
+      // an uncovered stretch is allowed only where no index word covers it at all, or where it
+      // is a single character (jieba may have cut it off alone in this page: not indexed)
+      let ok = true;
+      for (let i = 0; i < run.length && ok; i++) {
+        if (covered[i] || !coverable[i]) continue;
+        const single = (i === 0 || covered[i - 1] || !coverable[i - 1])
+          && (i === run.length - 1 || covered[i + 1] || !coverable[i + 1]);
+        if (!single) ok = false;
+      }
+      if (ok) found.set(file, score);
+    }
+    return found;
+  }
+
+  function filesForNumber(number, index) {
+    const digits = number.replace(/^-/, "");
+    const found = new Map();
+    for (const [table, score] of [[index.terms, Scorer.term], [index.titleterms, Scorer.title]]) {
+      if (!Object.prototype.hasOwnProperty.call(table, digits)) continue;
+      let files = table[digits];
+      if (files.length === undefined) files = [files];
+      files.forEach((file) => found.set(file, Math.max(found.get(file) || 0, score)));
+    }
+    return found;
+  }
+
+  function intersect(maps) {
+    if (!maps.length) return null;
+    const out = new Map(maps[0]);
+    for (const map of maps.slice(1)) {
+      for (const file of [...out.keys()]) {
+        if (!map.has(file)) out.delete(file);
+        else out.set(file, Math.max(out.get(file), map.get(file)));
+      }
+    }
+    return out;
+  }
+
+  function result(file, score) {
+    const index = Search._index;
+    return [index.docnames[file], index.titles[file], "", null, score, index.filenames[file]];
+  }
+
+  // The words to highlight: what the reader typed, run by run (the phrase as a whole).
+  let lastParts = {runs: [], numbers: []};
+
+  function install() {
+    if (typeof Search === "undefined" || Search.gatherbookInstalled) return;
+    Search.gatherbookInstalled = true;
+
+    const parseQuery = Search._parseQuery;
+    Search._parseQuery = (query) => {
+      const parsed = parseQuery(query);
+      const [, searchTerms, , highlightTerms] = parsed;
+      lastParts = queryParts(query);
+      // Chinese runs are matched by performTermsSearch below, numbers too (Sphinx drops them)
+      [...searchTerms].forEach((t) => CJK.test(t) && searchTerms.delete(t));
+      [...highlightTerms].forEach((t) => CJK.test(t) && highlightTerms.delete(t));
+      lastParts.runs.forEach((run) => highlightTerms.add(run));
+      lastParts.numbers.forEach((n) => highlightTerms.add(n));
+      // a query of Chinese words only still needs one term, or Sphinx searches nothing
+      if (!searchTerms.size && (lastParts.runs.length || lastParts.numbers.length)) searchTerms.add("\u0000");
+      if (typeof SPHINX_HIGHLIGHT_ENABLED !== "undefined" && SPHINX_HIGHLIGHT_ENABLED)
+        localStorage.setItem("sphinx_highlight_terms", [...highlightTerms].join(" "));
+      return parsed;
+    };
+
+    const performTermsSearch = Search.performTermsSearch;
+    Search.performTermsSearch = (searchTerms, excludedTerms) => {
+      const latin = new Set([...searchTerms].filter((t) => t !== "\u0000"));
+      const index = Search._index;
+      const maps = [];
+      if (latin.size) {
+        const m = new Map();
+        performTermsSearch(latin, excludedTerms).forEach((r) => {
+          const file = index.docnames.indexOf(r[0]);
+          m.set(file, Math.max(m.get(file) || 0, r[4]));
+        });
+        maps.push(m);
+      }
+      lastParts.runs.forEach((run) => {
+        const m = filesForRun(run, index);
+        if (m.size || run.length > 1) maps.push(m);
+      });
+      lastParts.numbers.forEach((n) => {
+        const m = filesForNumber(n, index);
+        if (m.size) maps.push(m);
+      });
+      const files = intersect(maps);
+      if (files === null) return [];
+      return [...files].map(([file, score]) => result(file, score));
+    };
+
+    // The article's text only (not the sidebars, buttons and header of the page).
+    const htmlToText = Search.htmlToText;
+    Search.htmlToText = (htmlString, anchor) => {
+      const doc = new DOMParser().parseFromString(htmlString, "text/html");
+      let root = doc.querySelector("article.bd-article");
+      if (!root) return htmlToText(htmlString, anchor);
+      if (anchor) root = root.querySelector(anchor) || root;
+      root.querySelectorAll(CHROME).forEach((el) => el.remove());
+      return root.textContent.replace(/\s+/g, " ").trim();
+    };
+
+    // A snippet around the first match, and a link to the section that holds it.
+    Search.makeSearchSummary = (htmlText, keywords, anchor) => {
+      const doc = new DOMParser().parseFromString(htmlText, "text/html");
+      const article = doc.querySelector("article.bd-article");
+      if (!article) return null;
+      article.querySelectorAll(CHROME).forEach((el) => el.remove());
+      const wanted = [...lastParts.runs, ...lastParts.numbers,
+                      ...[...keywords].filter((k) => k !== "\u0000")].map((k) => k.toLowerCase());
+      // the text node of the first match, in document order
+      const walker = doc.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+      let hit = null, word = "";
+      for (const w of wanted) {
+        walker.currentNode = article;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          if (node.textContent.toLowerCase().includes(w)) { hit = node; word = w; break; }
+        }
+        if (hit) break;
+      }
+      const text = article.textContent.replace(/\s+/g, " ").trim();
+      const at = word ? text.toLowerCase().indexOf(word) : 0;
+      const start = Math.max(at - 80, 0);
+      const summary = document.createElement("p");
+      summary.classList.add("context");
+      summary.textContent = (start ? "…" : "") + text.substr(start, 200).trim()
+        + (start + 200 < text.length ? "…" : "");
+      const section = hit && hit.parentElement && hit.parentElement.closest("section[id]");
+      if (section && !anchor) {
+        const id = section.id;
+        // after _displayItem has appended the summary to its list item
+        setTimeout(() => {
+          const link = summary.parentElement && summary.parentElement.querySelector("a");
+          if (link && !new URL(link.href).hash) link.href = link.href.split("#")[0] + "#" + id;
+        }, 0);
+      }
+      return summary;
+    };
+  }
+
+  // before Search.init (searchtools.js registers it later, so this listener runs first)
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", install);
+  else install();
+})();

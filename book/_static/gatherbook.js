@@ -1,0 +1,47 @@
+/* The gather book: small behaviours of every page (loaded by book/_ext/gatherbook_site.py).
+ *
+ * - The language switch keeps the reader's place: a click adds the id of the section in view.
+ *   Sections carry position ids that are the same in both editions ("gb-s3" is the third
+ *   section of the page in English and in Chinese; book/_ext/reader_sections.py).
+ * - A button's tooltip goes away after a click (Bootstrap shows it on focus, and a clicked
+ *   button keeps the focus, so the colour-mode tooltip stayed on screen).
+ */
+"use strict";
+(() => {
+  const SECTION_IDS = /^gb-s\d+$/;
+  const HEADER_OFFSET = 80;  // px hidden under the theme's sticky header
+
+  // The position id of the section the reader is in: the last section whose start is above
+  // the top of the window (below the sticky header).
+  function sectionInView() {
+    let current = null;
+    document.querySelectorAll("article.bd-article span[id^='gb-s'], article.bd-article section[id^='gb-s']")
+      .forEach((marker) => {
+        if (!SECTION_IDS.test(marker.id)) return;
+        const section = marker.tagName === "SECTION" ? marker : marker.closest("section") || marker;
+        if (section.getBoundingClientRect().top <= HEADER_OFFSET + 1) current = marker.id;
+      });
+    return current;
+  }
+
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest("a.gatherbook-language-switch");
+    if (link) {
+      const id = sectionInView();
+      const url = new URL(link.href, location.href);
+      url.hash = id ? "#" + id : "";
+      link.href = url.toString();
+    }
+    const button = event.target.closest && event.target.closest("[data-bs-toggle='tooltip']");
+    if (button && typeof button.blur === "function") {
+      button.blur();
+      // Bootstrap's tooltip element of this button, if it is shown
+      const tip = button.getAttribute("aria-describedby");
+      if (tip) {
+        const el = document.getElementById(tip);
+        if (el) el.remove();
+        button.removeAttribute("aria-describedby");
+      }
+    }
+  }, true);
+})();

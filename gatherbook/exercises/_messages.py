@@ -1,0 +1,261 @@
+"""Every sentence the checker writes, one table per language, and :func:`render`.
+
+:func:`render` turns the facts of a :class:`~gatherbook.exercises._checker.CheckResult` into the
+text that :func:`~gatherbook.exercises.check` prints. Nothing here decides anything about the
+answer: the facts are final before a word is chosen, so the languages cannot disagree. A
+chapter's own texts (titles and hints) are in its module's ``MESSAGES``, laid out the same way.
+Adding a language is one more key in each table (tests/test_exercises.py checks that every
+table has the same keys in every language).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import torch
+
+#: Tensors with at most this many elements are printed in full in feedback; larger ones by shape.
+PRINT_LIMIT = 64
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "en": {
+        "passed": "✔ {name}: all {n} cases passed",
+        "not_attempted": "… {name} not attempted yet: fill in the function body, then run this cell again.",
+        "failed": "✘ {name}: case {case} of {n} failed",
+        "input": "input:",
+        "expected": "expected",
+        "got": "got",
+        "likely": "likely mistake: ",
+        "sep": ": ",
+        "tensor": "shape {shape}, {dtype}",
+        "on_device": ", {device}",
+        "kind.type": "type: expected a torch.Tensor, got {got}",
+        "kind.shape": "shape: expected {expected}, got {got}",
+        "kind.dtype": "dtype: expected {expected}, got {got}",
+        "kind.values": "values: {n_diff} of {n} elements differ; first at {where}: expected {expected}, "
+                       "got {got} ({how})",
+        "how.exact": "compared exactly",
+        "how.close": "compared with torch.allclose, rtol={rtol:g}, atol={atol:g}",
+        "kind.result": "result: expected {expected}, got {got}",
+        "kind.exception": "your function raised {type}: {text}",
+        "kind.mutated_input": "your function changed its input `{arg}` in place; the caller's tensor is "
+                              "not yours to change",
+        "kind.no_grad": "the result carries no gradient (requires_grad is False), but it is trained "
+                        "through",
+        "kind.has_grad": "the result carries a gradient (requires_grad is True), but it must not",
+        "kind.grad": "gradient: the gradient with respect to `{arg}` differs from the reference's in "
+                     "{n_diff} of {n} elements",
+        "kind.device": "device: on inputs on another device (the `meta` device, standing in for a GPU), "
+                       "{what}",
+        "device.raised": "your function raised: {text}",
+        "device.returned": "your function returned a tensor on {got}",
+        "kind.not_chunked": "chunks: an operation received {rows} rows of `{arg}` at once; at most "
+                            "{limit} are allowed",
+        "generic.none": "your function returned None: did it forget to `return` the result?",
+        "generic.list": "return the tensor itself, not a Python list of its values (no `.tolist()`).",
+        "generic.numpy": "return the tensor itself, not a NumPy array (no `.numpy()`).",
+        "generic.number": "return a tensor, not a Python number (no `.item()`).",
+        "generic.tuple": "you returned a tuple of {count}; the answer is one tensor (functions such as "
+                         "`max(dim)`, `sort` and `topk` return values and indices, and a trailing comma "
+                         "after `return x` makes a tuple).",
+        "generic.not_tensor": "return a torch.Tensor.",
+        "generic.size_one": "the values are right and the sizes agree except for dimensions of size 1, "
+                            "and shapes must match exactly: add or remove them with `unsqueeze(d)`/"
+                            "`squeeze(d)` (a bare `squeeze()` also drops a batch dimension of size 1).",
+        "generic.transposed": "your result is the expected one transposed: check which `dim` you "
+                              "worked along.",
+        "generic.dtype": "the result must have dtype {expected}; yours is {got}: something converted it "
+                         "(`.float()`, `.long()` ...) or wrote it into a tensor of another dtype (e.g. "
+                         "`torch.zeros_like(idx)`).",
+        "generic.mutated_input": "in-place operations (`unsqueeze_`, `sub_`, `exp_`, `scatter_`, "
+                                 "`t[mask] = 0` ...) on an input change the caller's tensor: work on a "
+                                 "new tensor (`t.unsqueeze(1)`, `t.masked_fill(mask, 0)`, `t.clone()`).",
+        "generic.no_grad": "the loss is differentiated through this quantity: keep it in the graph "
+                           "(no `torch.no_grad()`, `.detach()`, or a tensor rebuilt from `.item()` or "
+                           "`.tolist()`).",
+        "generic.has_grad": "this quantity is a fixed target: compute it under `torch.no_grad()` or "
+                            "`.detach()` it, so that no gradient flows back through it.",
+        "generic.grad": "the values are right but the gradient is not: some step is cut out of the "
+                        "graph (a `.detach()` or a value rebuilt from `.item()`), or a constant stands "
+                        "where a function of the input should.",
+        "generic.device": "create new tensors on the inputs' device, e.g. `torch.arange(L, "
+                          "device=x.device)`, `torch.zeros_like(x)`, `x.new_zeros(n)`: on a GPU this "
+                          "answer fails.",
+        "generic.not_chunked": "the point of the exercise is to never hand more than {limit} rows to an "
+                               "operation: slice `logits[start:start + {limit}]` in a loop over "
+                               "`range(0, N, {limit})` (or `logits.split({limit})`; `torch.chunk(x, "
+                               "n)` makes n chunks, not chunks of n rows).",
+        "error.unknown_name": "There is no exercise called {name!r}.{suggestion} Valid names: {valid}",
+        "error.suggestion": " Did you mean {close!r}?",
+        "error.not_callable": "check() needs the function itself as its second argument, e.g. "
+                              "check({name!r}, {short}) (without calling it); got {what}{extra}.",
+        "error.tensor_shape": " of shape {shape}",
+        "error.figure": "figure needs the CheckResult that run_check returns; got {what}.",
+    },
+    "zh": {
+        "passed": "✔ {name}：{n} 个用例全部通过",
+        "not_attempted": "… {name} 还没有作答：请补全函数体，然后重新运行这个单元格。",
+        "failed": "✘ {name}：第 {case} 个用例（共 {n} 个）未通过",
+        "input": "输入：",
+        "expected": "期望结果",
+        "got": "你的结果",
+        "likely": "可能的错误：",
+        "sep": "：",
+        "tensor": "形状 {shape}，{dtype}",
+        "on_device": "，{device}",
+        "kind.type": "类型不对：应为 torch.Tensor，实际为 {got}",
+        "kind.shape": "形状不对：应为 {expected}，实际为 {got}",
+        "kind.dtype": "dtype 不对：应为 {expected}，实际为 {got}",
+        "kind.values": "值不对：有 {n_diff} 个元素不同（共 {n} 个）；第一处位于 {where}：应为 {expected}，"
+                       "实际为 {got}（{how}）",
+        "how.exact": "逐元素精确比较",
+        "how.close": "用 torch.allclose 比较，rtol={rtol:g}，atol={atol:g}",
+        "kind.result": "结果不对：应为 {expected}，实际为 {got}",
+        "kind.exception": "你的函数抛出了 {type}：{text}",
+        "kind.mutated_input": "你的函数原地修改了输入 `{arg}`；调用者传入的张量不应被改动",
+        "kind.no_grad": "结果不带梯度（requires_grad 为 False），但训练要经过它求导",
+        "kind.has_grad": "结果带有梯度（requires_grad 为 True），但它不应带梯度",
+        "kind.grad": "梯度不对：对 `{arg}` 的梯度与参考答案有 {n_diff} 个元素不同（共 {n} 个）",
+        "kind.device": "设备不对：输入放在另一个设备上（用 `meta` 设备代替 GPU）时，{what}",
+        "device.raised": "你的函数报错：{text}",
+        "device.returned": "你的函数返回了位于 {got} 上的张量",
+        "kind.not_chunked": "分块不对：某个运算一次拿到了 `{arg}` 的 {rows} 行；最多只允许 {limit} 行",
+        "generic.none": "你的函数返回了 None：是不是忘了 `return` 结果？",
+        "generic.list": "请直接返回张量本身，而不是由它的值组成的 Python 列表（不要调用 `.tolist()`）。",
+        "generic.numpy": "请直接返回张量本身，而不是 NumPy 数组（不要调用 `.numpy()`）。",
+        "generic.number": "请返回张量，而不是 Python 数值（不要调用 `.item()`）。",
+        "generic.tuple": "你返回了一个含 {count} 个元素的元组；答案应是一个张量（`max(dim)`、`sort`、"
+                         "`topk` 等函数会同时返回值和索引，`return x` 后面多一个逗号也会得到元组）。",
+        "generic.not_tensor": "请返回一个 torch.Tensor。",
+        "generic.size_one": "值是对的，除了大小为 1 的维度以外各维大小也一致，而形状必须完全相同：用 "
+                            "`unsqueeze(d)`/`squeeze(d)` 补上或去掉这些维度（不带参数的 `squeeze()` "
+                            "还会把大小为 1 的批次维也去掉）。",
+        "generic.transposed": "你的结果正好是期望结果的转置：检查一下沿哪个 `dim` 做的运算。",
+        "generic.dtype": "结果的 dtype 应为 {expected}，你的是 {got}：某一步转换了结果（`.float()`、"
+                         "`.long()` 等），或者把结果写进了另一种 dtype 的张量（例如 "
+                         "`torch.zeros_like(idx)`）。",
+        "generic.mutated_input": "对输入做原地操作（`unsqueeze_`、`sub_`、`exp_`、`scatter_`、"
+                                 "`t[mask] = 0` 等）会改动调用者的张量：请在新张量上计算"
+                                 "（`t.unsqueeze(1)`、`t.masked_fill(mask, 0)`、`t.clone()`）。",
+        "generic.no_grad": "损失要经过这个量求导：请让它留在计算图里（不要用 `torch.no_grad()`、"
+                           "`.detach()`，也不要用 `.item()` 或 `.tolist()` 的结果重新构造张量）。",
+        "generic.has_grad": "这个量是固定的目标：请在 `torch.no_grad()` 下计算它，或对它调用 "
+                            "`.detach()`，使梯度不会沿它反向传播。",
+        "generic.grad": "值是对的，梯度却不对：某一步被切出了计算图（`.detach()`，或用 `.item()` "
+                        "重新构造的值），或者本应依赖输入的地方用了常数。",
+        "generic.device": "请在输入所在的设备上创建新张量，例如 `torch.arange(L, device=x.device)`、"
+                          "`torch.zeros_like(x)`、`x.new_zeros(n)`：在 GPU 上这个答案会报错。",
+        "generic.not_chunked": "这道练习的要点是每个运算一次最多只处理 {limit} 行：在遍历 "
+                               "`range(0, N, {limit})` 的循环里切片 `logits[start:start + {limit}]`"
+                               "（或用 `logits.split({limit})`；`torch.chunk(x, n)` 切出的是 n 块，"
+                               "而不是每块 n 行）。",
+        "error.unknown_name": "没有名为 {name!r} 的练习。{suggestion}可用的练习：{valid}",
+        "error.suggestion": "你是不是想写 {close!r}？",
+        "error.not_callable": "check 的第二个参数应该是函数本身，例如 check({name!r}, {short})"
+                              "（不要加括号调用它）；实际传入的是 {what}{extra}。",
+        "error.tensor_shape": "，形状 {shape}",
+        "error.figure": "figure 需要 run_check 返回的 CheckResult；实际传入的是 {what}。",
+    },
+}
+
+
+def text(lang: str, key: str, **params: Any) -> str:
+    """The sentence ``key`` of the checker in ``lang``, filled with ``params``."""
+    return MESSAGES[lang][key].format(**params)
+
+
+# --------------------------------------------------------------------------------------------
+# numbers and shapes are written the same way in every language
+
+def shape(t: torch.Tensor) -> str:
+    """``(3, 5)``, ``(5,)``, ``()``: a shape written as a Python tuple."""
+    return str(tuple(t.shape))
+
+
+def _dtype(t: torch.Tensor) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def scalar(v: Any) -> str:
+    """A number as feedback prints it: floats with at most four decimals."""
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float):
+        s = f"{v:.4f}".rstrip("0")
+        return s + "0" if s.endswith(".") else s
+    return str(v)
+
+
+def type_name(v: Any) -> str:
+    """``None``, ``list``, ``torch.Tensor``, ``numpy.ndarray`` ...: what a value is, for a message."""
+    if v is None:
+        return "None"
+    t = type(v)
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _values(t: torch.Tensor, indent: str) -> list[str]:
+    """``t``'s values as aligned nested lists, one row per line (small tensors only)."""
+    import numpy as np
+
+    t = t.detach().cpu()
+    if t.dtype == torch.bfloat16:  # NumPy has no bfloat16; every bfloat16 is exact in float32
+        t = t.float()
+    a = t.resolve_conj().resolve_neg().numpy()
+    if a.ndim == 0:
+        return [indent + scalar(a.item())]
+    formatter = None
+    if a.dtype.kind == "f":  # one width for all, so that the columns line up
+        width = max(len(scalar(float(v))) for v in a.flat)
+        formatter = {"float_kind": lambda v: scalar(float(v)).rjust(width)}
+    text_ = np.array2string(a, separator=", ", threshold=10_000, max_line_width=10_000, formatter=formatter)
+    return [(indent + line).rstrip() for line in text_.splitlines()]
+
+
+def _describe(label: str, v: Any, lang: str, indent: str = "  ") -> list[str]:
+    """A header line ``label: shape (3, 5), int64`` and, for a small tensor, its values."""
+    sep = text(lang, "sep")
+    if isinstance(v, torch.Tensor):
+        head = f"{indent}{label}{sep}" + text(lang, "tensor", shape=shape(v), dtype=_dtype(v))
+        if v.device.type != "cpu":
+            head += text(lang, "on_device", device=v.device)
+        lines = [head]
+        if 0 < v.numel() <= PRINT_LIMIT and v.layout == torch.strided:
+            lines += _values(v, indent + "    ")
+        return lines
+    if v is None:
+        return [f"{indent}{label}{sep}None"]
+    r = repr(v)
+    if len(r) > 200:
+        r = r[:200] + " ..."
+    return [f"{indent}{label}{sep}{type(v).__name__} {r}"]
+
+
+def _kind_line(kind: str, facts: Mapping[str, Any], lang: str) -> str:
+    if kind == "values" and "how" in facts:
+        how = text(lang, "how." + facts["how"], **facts)
+        return text(lang, "kind.values", **{**facts, "how": how})
+    if kind == "device":
+        what = text(lang, "device." + facts["how"], **facts)
+        return text(lang, "kind.device", what=what)
+    if kind == "values":
+        return text(lang, "kind.result", **facts)
+    return text(lang, "kind." + kind, **facts)
+
+
+def render(result, args: tuple[str, ...], hint: str | None, lang: str) -> str:
+    """The text of ``result`` in ``lang``; ``hint`` is the chapter's or the checker's hint, if any."""
+    name, n = result.name, result.n_cases
+    if result.status == "passed":
+        return text(lang, "passed", name=name, n=n)
+    if result.status == "not_attempted":
+        return text(lang, "not_attempted", name=name)
+    lines = [text(lang, "failed", name=name, case=result.case, n=n),
+             _kind_line(result.kind, result.facts, lang), text(lang, "input")]
+    for arg, value in zip(args, result.inputs):
+        lines += _describe(arg, value, lang)
+    lines += _describe(text(lang, "expected"), result.expected, lang, indent="")
+    if result.status != "raised":
+        lines += _describe(text(lang, "got"), result.got, lang, indent="")
+    if hint:
+        lines.append(text(lang, "likely") + hint)
+    return "\n".join(lines)

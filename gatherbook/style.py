@@ -1,0 +1,163 @@
+"""One look for every figure of the book: font, inks, palettes and a shared matplotlib style.
+
+Every drawing module (:mod:`gatherbook.draw`, the chapters' chart modules, the checker's
+picture) takes its font, colours and sizes from here, so the figures of all chapters look like
+one book and no module borrows another's private names.
+
+- :data:`FONT` -- DejaVu Sans Mono, which ships with matplotlib: monospace, so text widths are
+  known exactly (:func:`text_width`), and figure labels are code and numbers, so no CJK font is
+  needed.
+- Inks: :data:`INK` (values, titles), :data:`MUTED` (row/column numbers, axis labels, arrows),
+  :data:`EDGE` (cell borders), :data:`MARK` (red: where an answer differs), :data:`PAPER`.
+  :data:`QUIET_FACE` / :data:`QUIET_INK` draw cells that are present but not the point
+  (input cells gather does not read): quiet, yet legible (contrast at least
+  :data:`MIN_QUIET_CONTRAST`).
+- :data:`CATEGORICAL` -- distinct colours (tab10 without its grey); :data:`PALETTE` -- the same
+  mixed half-way with white, so black values stay readable on every one of them.
+- :data:`SEQUENTIAL` -- the colour map for a scale of values (cividis: readable with red-green
+  colour blindness, and in greyscale).
+- :data:`RC` and :func:`styled` -- the matplotlib settings every figure is drawn under.
+- :func:`contrast_ratio`, :func:`ink_on` -- WCAG contrast, and the ink that reads on a face.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TypeVar
+
+import matplotlib
+from matplotlib.colors import to_rgb
+
+__all__ = [
+    "FONT", "EM", "FS_VALUE", "FS_NUMBER", "FS_LABEL", "FS_TITLE", "FS_FIGTITLE", "FS_TAG",
+    "INK", "MUTED", "EDGE", "GRID", "MARK", "PAPER", "QUIET_FACE", "QUIET_INK",
+    "MIN_QUIET_CONTRAST", "CATEGORICAL", "PALETTE", "SEQUENTIAL", "RC",
+    "text_width", "lighten", "relative_luminance", "contrast_ratio", "ink_on", "styled",
+]
+
+# --- type --------------------------------------------------------------------------------------
+FONT = "DejaVu Sans Mono"  #: the one figure font (ships with matplotlib)
+EM = 0.602  #: advance width of one DejaVu Sans Mono character, in ems
+#: font sizes in points: cell values, row/column numbers, small labels, panel and figure titles
+FS_VALUE, FS_NUMBER, FS_LABEL, FS_TITLE, FS_FIGTITLE = 10.0, 8.0, 9.0, 10.5, 11.5
+FS_TAG = 6.5  #: small marks inside a cell (the link numbers of a gather picture)
+
+# --- inks --------------------------------------------------------------------------------------
+INK = "#222222"  #: values, titles
+MUTED = "#6b6b6b"  #: row and column numbers, slice labels, axis labels, arrows
+EDGE = "#4a4a4a"  #: cell borders, bar edges
+GRID = "#e0e0e0"  #: chart grid lines
+MARK = "#d62728"  #: red: outlines where an answer differs, reference lines
+PAPER = "#ffffff"  #: figure background and plain cells
+QUIET_FACE = "#f1f1f1"  #: cells that are shown but not the point (input cells nobody reads)
+QUIET_INK = "#7a7a7a"  #: text on QUIET_FACE: quieter than INK, still legible
+MIN_QUIET_CONTRAST = 3.0  #: least contrast of QUIET_INK on QUIET_FACE (WCAG's large-text ratio)
+
+# --- colours -----------------------------------------------------------------------------------
+#: distinct categorical colours: tab10 without its grey (grey means "not read")
+CATEGORICAL = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+               "#8c564b", "#e377c2", "#bcbd22", "#17becf")
+SEQUENTIAL = "cividis"  #: colour map of a value scale (red-green colour-blind safe)
+
+
+def lighten(colour: str, amount: float = 0.55) -> tuple[float, float, float]:
+    """``colour`` mixed with white: ``amount=0`` keeps it, ``1`` gives white. RGB in 0..1."""
+    rgb = to_rgb(colour)
+    return tuple(float(round(c + (1.0 - c) * amount, 4)) for c in rgb)
+
+
+#: cell faces that link cells: CATEGORICAL half-way to white, so INK reads on each of them
+PALETTE = tuple(lighten(c) for c in CATEGORICAL)
+
+
+def text_width(text: str, fontsize: float) -> float:
+    """Width in inches of ``text`` set in :data:`FONT` at ``fontsize`` points."""
+    return len(text) * EM * fontsize / 72.0
+
+
+def relative_luminance(colour) -> float:
+    """WCAG 2 relative luminance of a matplotlib colour (0 for black, 1 for white)."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in to_rgb(colour))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a, b) -> float:
+    """WCAG 2 contrast ratio of two colours, from 1 (same) to 21 (black on white)."""
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def ink_on(face) -> str:
+    """The ink that reads best on ``face``: :data:`INK` on light faces, white on dark ones."""
+    return INK if contrast_ratio(INK, face) >= contrast_ratio("white", face) else "white"
+
+
+# --- the shared matplotlib style ---------------------------------------------------------------
+#: rcParams every figure of the book is drawn under (see :func:`styled`)
+RC = {
+    "font.family": "monospace",
+    "font.monospace": [FONT],
+    "font.size": FS_LABEL,
+    "text.color": INK,
+    "axes.edgecolor": EDGE,
+    "axes.labelcolor": INK,
+    "axes.titlesize": FS_TITLE,
+    "axes.labelsize": FS_LABEL,
+    "axes.prop_cycle": matplotlib.cycler(color=list(CATEGORICAL)),
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "grid.color": GRID,
+    "grid.linewidth": 0.6,
+    "xtick.color": MUTED,
+    "ytick.color": MUTED,
+    "xtick.labelcolor": INK,
+    "ytick.labelcolor": INK,
+    "xtick.labelsize": FS_NUMBER,
+    "ytick.labelsize": FS_NUMBER,
+    "legend.fontsize": FS_NUMBER,
+    "legend.frameon": False,
+    "image.cmap": SEQUENTIAL,
+    "figure.facecolor": PAPER,
+    "figure.edgecolor": PAPER,
+    "figure.titlesize": FS_FIGTITLE,
+    "savefig.facecolor": PAPER,
+    "svg.fonttype": "path",
+}
+
+_F = TypeVar("_F", bound=Callable)
+
+
+_backend_loaded = False
+
+
+def _load_backend_once() -> None:
+    """Load pyplot's backend outside any ``rc_context``, once.
+
+    IPython's inline backend switches interactive mode on when it is first loaded. Loaded inside
+    the ``rc_context`` of :func:`styled`, that switch is undone when the context closes, and from
+    then on the notebook shows no new figure.
+    """
+    global _backend_loaded
+    if not _backend_loaded:
+        import matplotlib.pyplot as plt
+
+        plt.switch_backend(plt.get_backend())
+        _backend_loaded = True
+
+
+def styled(draw: _F) -> _F:
+    """Decorator: run a drawing function under :data:`RC` (the caller's rcParams stay as they were).
+
+    Every artist a figure gets is made inside the function, so it keeps the book's style when
+    Jupyter renders the figure later.
+    """
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        _load_backend_once()
+        with matplotlib.rc_context(RC):
+            return draw(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

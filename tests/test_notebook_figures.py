@@ -1,0 +1,22 @@
+"""Every figure cell of every stored notebook holds its picture.
+
+nbval does not compare images, so a figure that silently stopped showing (as when a drawing's
+rc_context switched the inline backend's interactive mode off) would pass every other test.
+A figure cell is one whose metadata gives myst-nb a caption.
+"""
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_figure_cell_stores_its_picture(path):
+    cells = nbformat.read(path, as_version=4).cells
+    missing = [i for i, c in enumerate(cells)
+               if c.cell_type == "code" and c.metadata.get("mystnb", {}).get("figure")
+               and not any("image/png" in o.get("data", {}) for o in c.get("outputs", []))]
+    assert not missing, f"{path.name}: figure cells without a stored picture: {missing}"
