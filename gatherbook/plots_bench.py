@@ -3,8 +3,9 @@
 - :func:`draw_ratios` -- measured ratios (e.g. time of each method / time of indexing) as
   horizontal bars on a log scale, with a line at 1.
 
-Memory peaks are drawn with :func:`gatherbook.plots_lm.draw_peaks`. Labels are code identifiers
-and numbers only (one figure serves both editions); end the notebook cell with ``;``.
+Memory peaks are drawn with :func:`gatherbook.draw_logprobs.draw_peaks`. Labels are code
+identifiers and numbers only (one figure serves both editions); font and inks come from
+:mod:`gatherbook.style`; end the notebook cell with ``;``.
 """
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from gatherbook.style import CATEGORICAL, FS_LABEL, FS_VALUE, INK, styled
+
 __all__ = ["draw_ratios"]
 
-_BAR = "#3b6fb6"      # blue: below the reference (faster / smaller)
-_OVER = "#e08214"     # orange: above it (blue-orange reads for red-green colour-blind readers)
-_INK = "#222222"
+# blue below the reference (faster / smaller), orange above it: a blue-orange pair reads for
+# red-green colour-blind readers
+_BAR, _OVER = CATEGORICAL[0], CATEGORICAL[1]
 _MAX_LABEL = 40
 
 
@@ -29,6 +32,7 @@ def _label(v: float) -> str:
     return f"{v:.0f}x" if v >= 10 else f"{v:.2g}x" if v >= 0.01 else f"{v:.1e}x"
 
 
+@styled
 def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
     """Horizontal bars of positive ratios on a log scale, one per label, and a dashed line at
     ``reference``. Bars below the reference are blue, above it orange; each bar is labelled with
@@ -62,21 +66,19 @@ def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 
                              f"(the axis is logarithmic); got {value!r}.")
     labels = list(ratios)
     values = np.array([float(ratios[k]) for k in labels])
-    fig = plt.figure(figsize=(6.0, 0.55 * len(labels) + 1.1), facecolor="white")
+    fig = plt.figure(figsize=(6.0, 0.55 * len(labels) + 1.1))
     ax = fig.add_subplot()
     y = np.arange(len(labels))[::-1]
     colours = [_BAR if v <= reference else _OVER for v in values]
     low = min(values.min(), reference) / 3
     ax.set_xscale("log")
     ax.barh(y, values - low, left=low, color=colours)  # each bar spans [low, value]
-    ax.axvline(reference, color=_INK, linestyle="--", linewidth=1)
+    ax.axvline(reference, color=INK, linestyle="--", linewidth=1)
     for yi, v in zip(y, values):
-        ax.text(v * 1.12, yi, _label(v), va="center", fontsize=11, color=_INK)
-    ax.set_yticks(y, labels, fontsize=11, family="monospace")
+        ax.text(v * 1.12, yi, _label(v), va="center", fontsize=FS_VALUE + 1)
+    ax.set_yticks(y, labels, fontsize=FS_VALUE + 1)
     ax.set_xlim(low, max(values.max(), reference) * 6)
-    ax.set_xlabel(xlabel, fontsize=11, family="monospace")
-    ax.tick_params(axis="x", labelsize=10)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    ax.set_xlabel(xlabel, fontsize=FS_LABEL + 1)
+    ax.tick_params(axis="x", labelsize=FS_LABEL)
     fig.tight_layout()
     return fig
