@@ -17,7 +17,10 @@ Figures (keys of the JSON; ``cuda_`` in front for the same figure on a GPU):
 - ``gather_bandwidth_fraction_of_copy_expanded`` / ``..._dense``: bytes per second of
   ``x.gather(0, index)`` that copies whole rows of a tensor of tens of MB (input read + output
   written) over those of ``x.clone()``, for an index expanded along the last dim (stride 0, as
-  ``idx[:, None].expand(-1, D)`` makes it) and for the same index made contiguous.
+  ``idx[:, None].expand(-1, D)`` makes it: the pattern of CUDA's fast path) and for the same
+  index made contiguous. ``lastdim_gather_bw_fraction_expanded`` / ``_dense``:
+  the same along the last dim, for one column permutation expanded over the rows and for a full
+  random index. ``gather_bandwidth_fraction_of_copy`` holds all four in one dict.
 - ``logprob_peak_ratio_naive`` / ``_chunked`` / ``_fused``: extra peak memory of per-token
   log-probs over the size of the logits, at ``B, L, V = 4, 512, 32000`` float32, each measured in
   its own process with :func:`gatherbook.memory.peak_memory`. Naive: ``log_softmax`` + gather on
@@ -135,6 +138,21 @@ def speed_figures(device: torch.device | str = "cpu", quick: bool = False) -> di
     # ratio of bandwidths
     figures["gather_bandwidth_fraction_of_copy_expanded"] = bw["clone"] / bw["expanded"]
     figures["gather_bandwidth_fraction_of_copy_dense"] = bw["clone"] / bw["dense"]
+    # Along the last dim: every row reordered by one permutation of the columns, as an index
+    # expanded over the rows (stride 0 along dim 0) and as a full random index.
+    cols = torch.randperm(width, generator=gen).to(device)
+    last_expanded = cols[None, :].expand(rows_, width)
+    last_dense = torch.randint(0, width, (rows_, width), generator=gen).to(device)
+    bw_last = compare({"clone": big.clone, "expanded": lambda: big.gather(1, last_expanded),
+                       "dense": lambda: big.gather(1, last_dense)}, repeats=repeats, device=device)
+    figures["lastdim_gather_bw_fraction_expanded"] = bw_last["clone"] / bw_last["expanded"]
+    figures["lastdim_gather_bw_fraction_dense"] = bw_last["clone"] / bw_last["dense"]
+    figures["gather_bandwidth_fraction_of_copy"] = {
+        "rows_expanded": figures["gather_bandwidth_fraction_of_copy_expanded"],
+        "rows_dense": figures["gather_bandwidth_fraction_of_copy_dense"],
+        "lastdim_expanded": figures["lastdim_gather_bw_fraction_expanded"],
+        "lastdim_dense": figures["lastdim_gather_bw_fraction_dense"],
+    }
     figures["bandwidth_tensor_mb"] = big.numel() * big.element_size() / 1e6
     return figures
 
@@ -293,6 +311,8 @@ _DESCRIPTIONS = {
     "onehot_matmul_vs_indexing_ratio": "one-hot bmm / indexing time",
     "gather_bandwidth_fraction_of_copy_expanded": "GB/s over clone(), expanded index",
     "gather_bandwidth_fraction_of_copy_dense": "GB/s over clone(), dense index",
+    "lastdim_gather_bw_fraction_expanded": "dim=-1, expanded: GB/s over clone",
+    "lastdim_gather_bw_fraction_dense": "dim=-1, dense: GB/s over clone",
     "logprob_peak_ratio_naive": "peak / logits, log_softmax+gather",
     "logprob_peak_ratio_chunked": "peak / logits, token_logprobs",
     "logprob_peak_ratio_fused": "peak / logits, fused",
@@ -303,14 +323,17 @@ _DESCRIPTIONS = {
 
 def format_table(figures: dict) -> str:
     """The figures as a plain-text table (one line each, then each notebook's seconds)."""
-    rows = []
+    rows: dict[str, list] = {"cpu": [], "cuda": []}  # a GPU's figures under a "cuda" line
     for key, value in figures.items():
-        base = key.split("_", 1)[1] if key.startswith("cuda_") else key
+        device, base = ("cuda", key[len("cuda_"):]) if key.startswith("cuda_") else ("cpu", key)
         if base in _DESCRIPTIONS:
-            rows.append((key, f"{value:.3f}", _DESCRIPTIONS[base]))
-    width = max([len(k) for k, _, _ in rows] + [len("figure")])
+            rows[device].append((base, f"{value:.3f}", _DESCRIPTIONS[base]))
+    width = max([len(k) for r in rows.values() for k, _, _ in r] + [len("figure")])
     lines = [f"{'figure':{width}s} {'value':>9s}  meaning"]
-    lines += [f"{k:{width}s} {v:>9s}  {d}" for k, v, d in rows]
+    lines += [f"{k:{width}s} {v:>9s}  {d}" for k, v, d in rows["cpu"]]
+    if rows["cuda"]:
+        lines.append("cuda")
+        lines += [f"{k:{width}s} {v:>9s}  {d}" for k, v, d in rows["cuda"]]
     seconds = figures.get("notebook_seconds", {})
     if seconds:
         lines.append("notebook_seconds")

@@ -12,7 +12,8 @@ from gatherbook import bench
 ROOT = bench.ROOT
 SPEED_KEYS = {"gather_vs_loop_speedup", "gather_vs_indexing_ratio", "take_along_dim_vs_indexing_ratio",
               "onehot_matmul_vs_indexing_ratio", "gather_bandwidth_fraction_of_copy_expanded",
-              "gather_bandwidth_fraction_of_copy_dense"}
+              "gather_bandwidth_fraction_of_copy_dense", "lastdim_gather_bw_fraction_expanded",
+              "lastdim_gather_bw_fraction_dense", "gather_bandwidth_fraction_of_copy"}
 MEMORY_KEYS = {"logprob_peak_ratio_naive", "logprob_peak_ratio_chunked", "logprob_peak_ratio_fused",
                "logprob_train_peak_ratio_fused"}
 
@@ -63,6 +64,14 @@ def test_format_table_lines_fit_the_page():
     table = bench.format_table(bench.recorded())
     assert all(len(line) <= 88 for line in table.splitlines())
     assert "gather_vs_indexing_ratio" in table and "notebook_seconds" in table
+
+
+def test_a_gpu_s_figures_go_under_a_cuda_line_within_the_page():
+    figures = {"gather_vs_indexing_ratio": 0.25, "cuda_gather_vs_indexing_ratio": 1.5,
+               "cuda_gather_bandwidth_fraction_of_copy_expanded": 0.9, "notebook_seconds": {}}
+    lines = bench.format_table(figures).splitlines()
+    assert lines[2] == "cuda" and lines[3].startswith("gather_vs_indexing_ratio")
+    assert all(len(line) <= 88 for line in lines)
 
 
 def test_recorded_run_holds_every_figure_and_meets_the_goals():
