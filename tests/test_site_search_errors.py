@@ -47,10 +47,10 @@ SPHINX_STEMMING = pytest.mark.xfail(strict=True, reason="Sphinx search: 'being'/
 CASES = [pytest.param(e, m, marks=SPHINX_STEMMING) if m == LEAF else (e, m)
          for m in PASTED for e in sh.EDITIONS]
 LEAF_WORDS = "RuntimeError: a leaf Variable that requires grad in an in-place operation"
-# What a Chinese reader types: words separated by spaces (the browser search does not segment a
-# query; a segmented query is being added to the site in parallel).
+# What a Chinese reader types: words separated by spaces, and the same words run together (which
+# the site's search segments itself).
 CHINESE_SPACED = ["索引 越界", "设备端 断言"]
-CHINESE_UNSPACED = ["索引越界"]
+CHINESE_UNSPACED = ["索引越界", "设备端断言"]
 
 
 @pytest.fixture(scope="module")
@@ -111,10 +111,7 @@ def test_chinese_words_find_the_chapter(search, query):
     assert _chapter("zh") in found, f"zh: searching {query!r} found {found}"
 
 
-# MARKED: this one needs the browser to segment a Chinese query (jieba-style), which the site
-# helper is adding in parallel; until that is on main it is an expected failure. Remove the mark
-# once it passes (strict=False lets it pass meanwhile).
-@pytest.mark.xfail(strict=False, reason="waits for Chinese query segmentation in the site search")
+# needs the site's own query segmentation (book/_static/gatherbook-search.js)
 @pytest.mark.parametrize("query", CHINESE_UNSPACED)
 def test_an_unspaced_chinese_query_finds_the_chapter(search, query):
     found = search("zh", query)
