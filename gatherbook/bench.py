@@ -1,0 +1,387 @@
+"""How fast is gather, and how much memory do per-token log-probs take: ``python -m gatherbook.bench``.
+
+Every figure is a *ratio measured in one run*: the two things compared run alternately, each
+several times after a warm-up, and the ratio of their median times is reported, so the speed of
+the machine (and what else runs on it) cancels out as far as it can. ::
+
+    python -m gatherbook.bench                  # CPU (and CUDA where present), prints a table
+    python -m gatherbook.bench --quick          # smaller shapes and fewer repeats (< 1 min)
+    python -m gatherbook.bench --json out.json  # also writes the figures as JSON
+
+Figures (keys of the JSON; ``cuda_`` in front for the same figure on a GPU):
+
+- ``gather_vs_loop_speedup``: a Python loop doing the same picks, time / gather time.
+- ``gather_vs_indexing_ratio``, ``take_along_dim_vs_indexing_ratio``,
+  ``onehot_matmul_vs_indexing_ratio``: time of each / time of advanced indexing
+  ``x[arange(N), ids]`` on the same picks (one per row of an ``(N, V)`` tensor).
+- ``gather_bandwidth_fraction_of_copy_expanded`` / ``..._dense``: bytes per second of
+  ``x.gather(0, index)`` that copies whole rows of a tensor of tens of MB (input read + output
+  written) over those of ``x.clone()``, for an index expanded along the last dim (stride 0, as
+  ``idx[:, None].expand(-1, D)`` makes it: the pattern of CUDA's fast path) and for the same
+  index made contiguous. ``lastdim_gather_bw_fraction_expanded`` / ``_dense``:
+  the same along the last dim, for one column permutation expanded over the rows and for a full
+  random index. ``gather_bandwidth_fraction_of_copy`` holds all four in one dict.
+- ``logprob_peak_ratio_naive`` / ``_chunked`` / ``_fused``: extra peak memory of per-token
+  log-probs over the size of the logits, at ``B, L, V = 4, 512, 32000`` float32, each measured in
+  its own process with :func:`gatherbook.memory.peak_memory`. Naive: ``log_softmax`` + gather on
+  given logits; chunked: :func:`gatherbook.logprobs.token_logprobs` with a ``chunk_size``; fused:
+  :func:`gatherbook.fused_logprobs.fused_token_logprobs` from hidden states and the LM head (the
+  logits are never made, so their own size is not counted for the other two either).
+  ``logprob_train_peak_ratio_fused``: the same for forward *and* backward of the fused version.
+- ``notebook_seconds``: each chapter notebook's execution time, summed over its cells, from
+  the timestamps that ``make execute`` stored in it (``--execute-notebooks`` runs them afresh).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+__all__ = ["compare", "speed_figures", "memory_figure", "notebook_seconds", "run", "format_table",
+           "recorded"]
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "bench_results"
+LOGPROB_SHAPE = {"B": 4, "L": 512, "V": 32_000, "H": 128}
+METHODS = ("naive", "chunked", "fused", "fused_train", "trl")
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def compare(fns: dict[str, Callable[[], object]], repeats: int = 7, warmup: int = 2,
+            device: torch.device | str = "cpu") -> dict[str, float]:
+    """Median seconds of each function, run alternately: ``warmup`` rounds, then ``repeats``.
+
+    Running the functions in turn (a, b, c, a, b, c, ...) rather than one after the other puts
+    each of them under the same load, so ratios of the medians are stable on a busy machine.
+
+    Raises:
+        ValueError: ``fns`` empty or not callables; ``repeats`` or ``warmup`` not a positive int
+            (``warmup`` may be 0).
+    """
+    if not isinstance(fns, dict) or not fns or not all(callable(f) for f in fns.values()):
+        raise ValueError(f"fns must be a non-empty dict of name -> callable; got {fns!r}.")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1; got {repeats!r}.")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0; got {warmup!r}.")
+    device = torch.device(device)
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for round_ in range(warmup + repeats):
+        for name, fn in fns.items():
+            _sync(device)
+            start = time.perf_counter()
+            fn()
+            _sync(device)
+            if round_ >= warmup:
+                times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def speed_figures(device: torch.device | str = "cpu", quick: bool = False) -> dict[str, float]:
+    """The speed ratios (see the module's docstring) on one device."""
+    device = torch.device(device)
+    gen = torch.Generator().manual_seed(0)
+    repeats = 5 if quick else 15
+    n, vocab = (2048, 4096) if quick else (8192, 8192)
+    x = torch.randn(n, vocab, generator=gen).to(device)
+    ids = torch.randint(0, vocab, (n,), generator=gen).to(device)
+    rows = torch.arange(n, device=device)
+    col = ids[:, None]
+
+    def loop():
+        return torch.stack([x[i, ids[i]] for i in range(n)])
+
+    def onehot():
+        hot = torch.nn.functional.one_hot(ids, vocab).to(x.dtype)
+        return torch.bmm(hot[:, None, :], x[:, :, None]).view(n)
+
+    fns = {
+        "indexing": lambda: x[rows, ids],
+        "gather": lambda: x.gather(1, col).squeeze(1),
+        "take_along_dim": lambda: torch.take_along_dim(x, col, dim=1).squeeze(1),
+        "onehot": onehot,
+    }
+    expected = fns["indexing"]()
+    for name, fn in fns.items():  # every method computes the same picks
+        assert torch.equal(fn(), expected), name
+    t = compare(fns, repeats=repeats, device=device)
+    loop_t = compare({"gather": fns["gather"], "loop": loop}, repeats=max(3, repeats // 3), device=device)
+    figures = {
+        "gather_vs_loop_speedup": loop_t["loop"] / loop_t["gather"],
+        "gather_vs_indexing_ratio": t["gather"] / t["indexing"],
+        "take_along_dim_vs_indexing_ratio": t["take_along_dim"] / t["indexing"],
+        "onehot_matmul_vs_indexing_ratio": t["onehot"] / t["indexing"],
+    }
+    # Bandwidth: copy whole rows of a 32 MB tensor (64 MB in quick mode is too slow to repeat).
+    rows_, width = (4096, 2048) if quick else (8192, 4096)
+    big = torch.randn(rows_, width, generator=gen).to(device)
+    perm = torch.randperm(rows_, generator=gen).to(device)
+    expanded = perm[:, None].expand(rows_, width)  # stride 0 along the last dim
+    dense = expanded.contiguous()
+    assert torch.equal(big.gather(0, expanded), big[perm])
+    bw = compare({"clone": big.clone, "expanded": lambda: big.gather(0, expanded),
+                  "dense": lambda: big.gather(0, dense)}, repeats=repeats, device=device)
+    # same bytes moved (input read + output written) for all three: the time ratio is the
+    # ratio of bandwidths
+    figures["gather_bandwidth_fraction_of_copy_expanded"] = bw["clone"] / bw["expanded"]
+    figures["gather_bandwidth_fraction_of_copy_dense"] = bw["clone"] / bw["dense"]
+    # Along the last dim: every row reordered by one permutation of the columns, as an index
+    # expanded over the rows (stride 0 along dim 0) and as a full random index.
+    cols = torch.randperm(width, generator=gen).to(device)
+    last_expanded = cols[None, :].expand(rows_, width)
+    last_dense = torch.randint(0, width, (rows_, width), generator=gen).to(device)
+    bw_last = compare({"clone": big.clone, "expanded": lambda: big.gather(1, last_expanded),
+                       "dense": lambda: big.gather(1, last_dense)}, repeats=repeats, device=device)
+    figures["lastdim_gather_bw_fraction_expanded"] = bw_last["clone"] / bw_last["expanded"]
+    figures["lastdim_gather_bw_fraction_dense"] = bw_last["clone"] / bw_last["dense"]
+    figures["gather_bandwidth_fraction_of_copy"] = {
+        "rows_expanded": figures["gather_bandwidth_fraction_of_copy_expanded"],
+        "rows_dense": figures["gather_bandwidth_fraction_of_copy_dense"],
+        "lastdim_expanded": figures["lastdim_gather_bw_fraction_expanded"],
+        "lastdim_dense": figures["lastdim_gather_bw_fraction_dense"],
+    }
+    figures["bandwidth_tensor_mb"] = big.numel() * big.element_size() / 1e6
+    return figures
+
+
+# ---------------------------------------------------------------------------------------------
+# Peak memory of per-token log-probs, one method per process
+# ---------------------------------------------------------------------------------------------
+def _measure_peak(method: str, device: str, repeats: int, shape: dict[str, int]) -> dict:
+    """Runs in a child process: median peak bytes of one method (after one warm-up call)."""
+    from gatherbook.fused_logprobs import fused_token_logprobs
+    from gatherbook.logprobs import token_logprobs
+    from gatherbook.memory import peak_memory
+
+    torch.manual_seed(0)
+    B, L, V, H = shape["B"], shape["L"], shape["V"], shape["H"]
+    dev = torch.device(device)
+    ids = torch.randint(0, V, (B, L)).to(dev)
+    logits_bytes = B * L * V * 4
+    if method in ("naive", "chunked", "trl"):
+        logits = torch.randn(B, L, V).to(dev)
+        if method == "naive":
+            def fn():
+                return logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+        elif method == "chunked":
+            def fn():
+                return token_logprobs(logits, ids, chunk_size=128)
+        else:
+            from trl.trainer.utils import selective_log_softmax
+
+            def fn():
+                return selective_log_softmax(logits, ids)
+    else:
+        hidden = (torch.randn(B, L, H) / math.sqrt(H)).to(dev)
+        weight = torch.randn(V, H).to(dev)
+        if method == "fused":
+            def fn():
+                with torch.no_grad():
+                    return fused_token_logprobs(hidden, weight, ids)
+        else:
+            hidden.requires_grad_()
+            weight.requires_grad_()
+
+            def fn():
+                fused_token_logprobs(hidden, weight, ids).sum().backward()
+                hidden.grad = weight.grad = None
+    peak_memory(fn, device=dev)  # warm-up
+    peaks = [peak_memory(fn, device=dev) for _ in range(repeats)]
+    return {"method": method, "peak_bytes": statistics.median(peaks), "logits_bytes": logits_bytes}
+
+
+def memory_figure(method: str, device: str = "cpu", repeats: int = 3,
+                  shape: dict[str, int] | None = None, timeout: float = 600) -> float:
+    """Extra peak memory of one log-prob ``method`` over the size of the logits, measured in a
+    fresh Python process (so no allocator state or cache of another method is counted).
+
+    ``method``: one of ``naive``, ``chunked``, ``fused``, ``fused_train``, ``trl`` (needs TRL).
+
+    Raises:
+        ValueError: an unknown method, a bad ``repeats``; RuntimeError: the child process failed.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an int >= 1; got {repeats!r}.")
+    shape = dict(LOGPROB_SHAPE if shape is None else shape)
+    cmd = [sys.executable, "-m", "gatherbook.bench", "--_peak", method, "--device", device,
+           "--repeats", str(repeats), "--shape", json.dumps(shape)]
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+    if done.returncode != 0:
+        raise RuntimeError(f"measuring {method} failed:\n{done.stderr[-2000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["peak_bytes"] / result["logits_bytes"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Notebook execution times
+# ---------------------------------------------------------------------------------------------
+def _stored_seconds(path: Path) -> float | None:
+    from datetime import datetime
+
+    nb = json.loads(path.read_text(encoding="utf8"))  # no validation: fast
+    total, seen = 0.0, False
+    for cell in nb.get("cells", []):
+        ex = cell.get("metadata", {}).get("execution", {})
+        start, end = ex.get("iopub.execute_input"), ex.get("shell.execute_reply")
+        if start and end:
+            parse = lambda s: datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
+            total += (parse(end) - parse(start)).total_seconds()
+            seen = True
+    return round(total, 2) if seen else None
+
+
+def _executed_seconds(path: Path) -> float:
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    return round(time.perf_counter() - start, 2)
+
+
+def notebook_seconds(execute: bool = False, folder: Path | None = None) -> dict[str, float | None]:
+    """Execution seconds of each chapter notebook (``en/NN_x.ipynb`` keys).
+
+    By default: the sum over cells of the time between a cell's start and its reply, as stored
+    in the notebook by its last ``make execute`` (None when it holds no timestamps). With
+    ``execute=True``: run each notebook now (kernel start-up included) and time it.
+    """
+    folder = ROOT / "notebooks" if folder is None else Path(folder)
+    out = {}
+    for path in sorted(folder.glob("*/[0-9][0-9]_*.ipynb")):
+        key = f"{path.parent.name}/{path.name}"
+        out[key] = _executed_seconds(path) if execute else _stored_seconds(path)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole run
+# ---------------------------------------------------------------------------------------------
+def _have_trl() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("trl") is not None
+
+
+def run(quick: bool = False, devices: list[str] | None = None, execute_notebooks: bool = False,
+        log: Callable[[str], None] | None = None) -> dict:
+    """Every figure of the benchmark as a dict (what ``--json`` writes)."""
+    log = log or (lambda s: None)
+    if devices is None:
+        devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    figures: dict = {"quick": quick, "torch": torch.__version__, "threads": torch.get_num_threads(),
+                     "cpu_count": os.cpu_count(), "logprob_shape": LOGPROB_SHAPE}
+    t0 = time.perf_counter()
+    for device in devices:
+        prefix = "" if device == "cpu" else f"{device}_"
+        log(f"speed on {device} ...")
+        figures.update({prefix + k: v for k, v in speed_figures(device, quick=quick).items()})
+        methods = ["naive", "chunked", "fused", "fused_train"] + (["trl"] if _have_trl() else [])
+        for method in methods:
+            log(f"peak memory of {method} on {device} (own process) ...")
+            key = "logprob_train_peak_ratio_fused" if method == "fused_train" else f"logprob_peak_ratio_{method}"
+            figures[prefix + key] = memory_figure(method, device, repeats=1 if quick else 3)
+    figures["notebook_seconds"] = notebook_seconds(execute=execute_notebooks)
+    figures["bench_seconds"] = round(time.perf_counter() - t0, 1)
+    return figures
+
+
+_DESCRIPTIONS = {
+    "gather_vs_loop_speedup": "loop time / gather time",
+    "gather_vs_indexing_ratio": "gather / x[arange, ids] time",
+    "take_along_dim_vs_indexing_ratio": "take_along_dim / indexing time",
+    "onehot_matmul_vs_indexing_ratio": "one-hot bmm / indexing time",
+    "gather_bandwidth_fraction_of_copy_expanded": "GB/s over clone(), expanded index",
+    "gather_bandwidth_fraction_of_copy_dense": "GB/s over clone(), dense index",
+    "lastdim_gather_bw_fraction_expanded": "dim=-1, expanded: GB/s over clone",
+    "lastdim_gather_bw_fraction_dense": "dim=-1, dense: GB/s over clone",
+    "logprob_peak_ratio_naive": "peak / logits, log_softmax+gather",
+    "logprob_peak_ratio_chunked": "peak / logits, token_logprobs",
+    "logprob_peak_ratio_fused": "peak / logits, fused",
+    "logprob_train_peak_ratio_fused": "fwd+bwd peak / logits, fused",
+    "logprob_peak_ratio_trl": "peak / logits, TRL",
+}
+
+
+def format_table(figures: dict) -> str:
+    """The figures as a plain-text table (one line each, then each notebook's seconds)."""
+    rows: dict[str, list] = {"cpu": [], "cuda": []}  # a GPU's figures under a "cuda" line
+    for key, value in figures.items():
+        device, base = ("cuda", key[len("cuda_"):]) if key.startswith("cuda_") else ("cpu", key)
+        if base in _DESCRIPTIONS:
+            rows[device].append((base, f"{value:.3f}", _DESCRIPTIONS[base]))
+    width = max([len(k) for r in rows.values() for k, _, _ in r] + [len("figure")])
+    lines = [f"{'figure':{width}s} {'value':>9s}  meaning"]
+    lines += [f"{k:{width}s} {v:>9s}  {d}" for k, v, d in rows["cpu"]]
+    if rows["cuda"]:
+        lines.append("cuda")
+        lines += [f"{k:{width}s} {v:>9s}  {d}" for k, v, d in rows["cuda"]]
+    seconds = figures.get("notebook_seconds", {})
+    if seconds:
+        lines.append("notebook_seconds")
+        for name, value in seconds.items():
+            lines.append(f"  {name:40s} {'-' if value is None else f'{value:.2f}':>9s}")
+    return "\n".join(lines)
+
+
+def recorded(name: str = "quick_cpu") -> dict:
+    """The figures of a recorded run stored with the package, ``bench_results/<name>.json``
+    (``quick_cpu``: ``python -m gatherbook.bench --quick --json ...`` on the book's 2-core CPU).
+
+    Raises:
+        ValueError: no recorded run of that name (the message lists those there are).
+    """
+    path = RESULTS / f"{name}.json"
+    if not isinstance(name, str) or not path.is_file():
+        there = sorted(p.stem for p in RESULTS.glob("*.json"))
+        raise ValueError(f"recorded: no recorded run named {name!r}; there are {there}.")
+    return json.loads(path.read_text(encoding="utf8"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gatherbook.bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller shapes, fewer repeats (< 1 min)")
+    parser.add_argument("--json", metavar="PATH", help="write the figures to PATH as JSON")
+    parser.add_argument("--device", action="append", choices=["cpu", "cuda"],
+                        help="device(s) to measure (default: cpu, and cuda when available)")
+    parser.add_argument("--execute-notebooks", action="store_true",
+                        help="run every notebook now to time it (default: stored timestamps)")
+    parser.add_argument("--_peak", choices=METHODS, help=argparse.SUPPRESS)
+    parser.add_argument("--repeats", type=int, default=3, help=argparse.SUPPRESS)
+    parser.add_argument("--shape", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args._peak:
+        shape = json.loads(args.shape) if args.shape else LOGPROB_SHAPE
+        device = (args.device or ["cpu"])[0]
+        print(json.dumps(_measure_peak(args._peak, device, args.repeats, shape)))
+        return 0
+    if args.device and "cuda" in args.device and not torch.cuda.is_available():
+        parser.error("--device cuda: torch.cuda.is_available() is False on this machine")
+    figures = run(quick=args.quick, devices=args.device, execute_notebooks=args.execute_notebooks,
+                  log=lambda s: print(s, file=sys.stderr, flush=True))
+    print(format_table(figures))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""Vocabulary-parallel per-token log-probs, as in Megatron-style tensor parallelism.
+
+When the LM head is split by rows across ``world_size`` processes, rank ``r`` holds the logits of
+the vocabulary entries ``[r * V / world_size, (r + 1) * V / world_size)`` only: no process has a
+whole row. :func:`vocab_parallel_token_logprobs` computes ``log_softmax(logits)[id]`` anyway:
+
+1. the global maximum of each row: local ``max``, then ``all_reduce(MAX)``;
+2. the global sum of ``exp(logit - max)``: local sum, then ``all_reduce(SUM)``;
+3. the chosen logit: each rank gathers only the ids it owns (the others read a dummy column and
+   are masked to 0), then ``all_reduce(SUM)`` puts each row's one non-zero value everywhere.
+
+The result, ``picked - (max + log sum)``, is the same on every rank. Its backward needs no
+communication: the gradient of rank ``r``'s logits is ``g * (onehot(id) - softmax)`` restricted to
+its own columns, and ``softmax`` is known locally once the global logsumexp is.
+
+:func:`run_vocab_parallel` starts ``world_size`` processes on this machine (the gloo backend,
+CPU tensors), splits given logits between them, and returns what they computed, so a notebook
+or a test can compare it with the single-process result.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+__all__ = ["vocab_parallel_token_logprobs", "run_vocab_parallel", "free_port"]
+
+
+class _VocabParallelLogprobs(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, local_logits, ids, vocab_start, group):
+        x = local_logits.float() if local_logits.dtype in (torch.float16, torch.bfloat16) else local_logits
+        width = x.shape[-1]
+        row_max = x.max(-1).values
+        dist.all_reduce(row_max, op=dist.ReduceOp.MAX, group=group)        # global max per row
+        sum_exp = torch.exp(x - row_max[:, None]).sum(-1)
+        dist.all_reduce(sum_exp, op=dist.ReduceOp.SUM, group=group)        # global sum of exps
+        lse = row_max + torch.log(sum_exp)
+        owned = (ids >= vocab_start) & (ids < vocab_start + width)         # ids in my columns
+        local_ids = torch.where(owned, ids - vocab_start, torch.zeros_like(ids))
+        picked = x.gather(-1, local_ids[:, None]).squeeze(-1) * owned      # 0 where not mine
+        dist.all_reduce(picked, op=dist.ReduceOp.SUM, group=group)         # one owner per row
+        ctx.save_for_backward(x, lse, owned, local_ids)
+        ctx.in_dtype = local_logits.dtype
+        return picked - lse
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, lse, owned, local_ids = ctx.saved_tensors
+        grad = torch.exp(x - lse[:, None]).mul_(-grad_out[:, None])       # - g * softmax
+        rows = owned.nonzero().squeeze(-1)
+        grad[rows, local_ids[rows]] += grad_out[rows]                      # + g at my own ids
+        return grad.to(ctx.in_dtype), None, None, None
+
+
+def vocab_parallel_token_logprobs(
+    local_logits: torch.Tensor, ids: torch.Tensor, vocab_start: int, group=None
+) -> torch.Tensor:
+    """This rank's share of ``log_softmax(logits, -1).gather(-1, ids[..., None])[..., 0]``.
+
+    Call it on every rank of ``group`` (an initialised ``torch.distributed`` process group; the
+    default group when ``None``) at the same time.
+
+    Args:
+        local_logits: ``(..., V_local)``: the columns ``[vocab_start, vocab_start + V_local)`` of
+            the full ``(..., V)`` logits.
+        ids: ``(...)`` global token ids in ``[0, V)``, the same on every rank.
+        vocab_start: the first vocabulary id of this rank's columns.
+
+    Returns:
+        ``(...)`` log-probs, equal on every rank; differentiable with respect to ``local_logits``.
+
+    Raises:
+        TypeError: non-tensor arguments, non-float logits, non-integer ids, non-int vocab_start.
+        ValueError: ``ids.shape != local_logits.shape[:-1]``; a negative ``vocab_start``.
+        RuntimeError: ``torch.distributed`` is not initialised.
+    """
+    if not isinstance(local_logits, torch.Tensor) or not local_logits.is_floating_point():
+        raise TypeError(f"local_logits must be a floating-point torch.Tensor (..., V_local); "
+                        f"got {getattr(local_logits, 'dtype', type(local_logits).__name__)}.")
+    if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.dtype == torch.bool:
+        raise TypeError(f"ids must be an integer torch.Tensor of token ids; "
+                        f"got {getattr(ids, 'dtype', type(ids).__name__)}.")
+    if ids.shape != local_logits.shape[:-1]:
+        raise ValueError(f"ids must have shape local_logits.shape[:-1] = {tuple(local_logits.shape[:-1])}; "
+                         f"got {tuple(ids.shape)}.")
+    if isinstance(vocab_start, bool) or not isinstance(vocab_start, int):
+        raise TypeError(f"vocab_start must be an int; got {vocab_start!r}.")
+    if vocab_start < 0:
+        raise ValueError(f"vocab_start must be >= 0; got {vocab_start}.")
+    if not dist.is_initialized():
+        raise RuntimeError("torch.distributed is not initialised: call dist.init_process_group first "
+                           "(run_vocab_parallel does it for you).")
+    vocab = local_logits.shape[-1]
+    out = _VocabParallelLogprobs.apply(local_logits.reshape(-1, vocab), ids.reshape(-1).long(),
+                                       vocab_start, group)
+    return out.view(ids.shape)
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that was free a moment ago (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _worker(rank: int, world_size: int, port: int, folder: str) -> None:
+    """One rank: read its shard, compute, backpropagate ``(out * weights).sum()``, save results."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                            world_size=world_size)
+    try:
+        data = torch.load(Path(folder) / f"in{rank}.pt")
+        local = data["local_logits"].requires_grad_()
+        out = vocab_parallel_token_logprobs(local, data["ids"], data["vocab_start"])
+        (out * data["weights"]).sum().backward()
+        owned = ((data["ids"] >= data["vocab_start"])
+                 & (data["ids"] < data["vocab_start"] + local.shape[-1]))
+        torch.save({"out": out.detach(), "grad": local.grad, "owned": int(owned.sum())},
+                   Path(folder) / f"out{rank}.pt")
+    finally:
+        dist.destroy_process_group()
+
+
+def run_vocab_parallel(
+    logits: torch.Tensor, ids: torch.Tensor, weights: torch.Tensor | None = None, world_size: int = 2,
+    timeout: float = 120,
+) -> dict:
+    """Split ``logits`` by vocabulary over ``world_size`` local processes (gloo) and run
+    :func:`vocab_parallel_token_logprobs` in each; backpropagate ``(out * weights).sum()``.
+
+    Args:
+        logits: ``(..., V)`` CPU floats, ``V`` divisible by ``world_size``.
+        ids: ``(...)`` integer ids in ``[0, V)``.
+        weights: ``(...)`` weights of the loss whose gradient is taken (ones when ``None``).
+        world_size: number of processes (ranks), >= 1.
+        timeout: seconds to wait for the processes.
+
+    Returns:
+        ``{"out": [...per rank], "grad": (..., V) the ranks' gradients side by side,
+        "owned": [ids each rank owned], "port": int}``.
+
+    Raises:
+        TypeError / ValueError: bad arguments (named in the message).
+        RuntimeError: a rank failed or timed out (its error output is in the message).
+    """
+    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
+        raise TypeError(f"logits must be a floating-point torch.Tensor; got {type(logits).__name__}.")
+    if not isinstance(ids, torch.Tensor) or ids.is_floating_point():
+        raise TypeError(f"ids must be an integer torch.Tensor; got {type(ids).__name__}.")
+    if ids.shape != logits.shape[:-1]:
+        raise ValueError(f"ids must have shape logits.shape[:-1] = {tuple(logits.shape[:-1])}; "
+                         f"got {tuple(ids.shape)}.")
+    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
+        raise ValueError(f"world_size must be an int >= 1; got {world_size!r}.")
+    vocab = logits.shape[-1]
+    if vocab % world_size:
+        raise ValueError(f"the vocabulary V = {vocab} must be divisible by world_size = {world_size}.")
+    if bool(((ids < 0) | (ids >= vocab)).any()):
+        raise ValueError(f"ids must lie in [0, V) = [0, {vocab}).")
+    weights = torch.ones(ids.shape, dtype=logits.dtype) if weights is None else weights
+    if not isinstance(weights, torch.Tensor) or weights.shape != ids.shape:
+        raise ValueError(f"weights must be a tensor of shape {tuple(ids.shape)}; "
+                         f"got {getattr(weights, 'shape', type(weights).__name__)}.")
+    width = vocab // world_size
+    with tempfile.TemporaryDirectory(prefix="vocab_parallel_") as folder:
+        for r in range(world_size):
+            torch.save({"local_logits": logits[..., r * width:(r + 1) * width].detach().cpu().clone(),
+                        "ids": ids.cpu(), "vocab_start": r * width,
+                        "weights": weights.detach().cpu()}, Path(folder) / f"in{r}.pt")
+        port = free_port()
+        # One fresh interpreter per rank (`python -m gatherbook.vocab_parallel`): unlike
+        # multiprocessing's spawn, it does not re-import the caller's main module (a notebook's
+        # kernel), so it starts in the time it takes to import torch.
+        env = {**os.environ, "OMP_NUM_THREADS": "1"}
+        procs = [subprocess.Popen([sys.executable, "-m", "gatherbook.vocab_parallel", str(r),
+                                   str(world_size), str(port), folder],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                 for r in range(world_size)]
+        errors = []
+        for r, proc in enumerate(procs):
+            try:
+                _, err = proc.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                for p in procs:
+                    p.kill()
+                raise RuntimeError(f"rank {r} did not finish within {timeout} s") from None
+            if proc.returncode != 0:
+                errors.append(f"rank {r} exited with {proc.returncode}:\n{err.decode()[-2000:]}")
+        if errors:
+            raise RuntimeError("\n".join(errors))
+        results = [torch.load(Path(folder) / f"out{r}.pt") for r in range(world_size)]
+    return {"out": [r["out"] for r in results],
+            "grad": torch.cat([r["grad"] for r in results], dim=-1),
+            "owned": [r["owned"] for r in results], "port": port}
+
+
+if __name__ == "__main__":  # one rank, started by run_vocab_parallel
+    _rank, _world, _port, _folder = sys.argv[1:5]
+    _worker(int(_rank), int(_world), int(_port), _folder)

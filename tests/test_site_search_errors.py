@@ -1,0 +1,118 @@
+"""A reader who pastes an error message into the site's search box lands on chapter 6.
+
+The site is built once per session (shared with ``test_site.py`` through
+``site_helpers.build_site_once``), served from 127.0.0.1 and searched in a real browser
+(Chromium), the way a reader searches: ``search.html?q=<the pasted message>`` in each edition.
+Without Chromium or playwright the test is skipped (and fails when ``CI=true``), like the
+browser tests of ``test_site.py``.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import site_helpers as sh  # noqa: E402
+
+CHAPTER = "06_pitfalls_performance"
+
+# Messages as a reader copies them from a traceback, with the exception's name, and with the
+# numbers of *their* tensors (which differ from the chapter's: the search ignores pure numbers).
+PASTED = [
+    "RuntimeError: Index tensor must have the same number of dimensions as input tensor",
+    "RuntimeError: Size does not match at dimension 1 expected index [8, 512, 1] to be no larger "
+    "than self [8, 511, 32000] apart from dimension 2",
+    "RuntimeError: index 32000 is out of bounds for dimension 2 with size 32000",
+    "RuntimeError: index -100 is out of bounds for dimension 1 with size 50257",
+    "RuntimeError: gather(): Expected dtype int32/int64 for index",
+    "RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype",
+    "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+    "RuntimeError: CUDA error: device-side assert triggered",
+    "torch.take_along_dim(): dtype of indices should be Long but got Float",
+    "RuntimeError: reduce argument must be either sum, prod, mean, amax or amin, got avg",
+]
+LEAF = "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation."
+# MARKED: Sphinx's browser search stems each query word with its JavaScript Porter stemmer after
+# the stopword check, the index stems with Python's snowball stemmers before it: "being" becomes
+# "be" in the browser, a stopword the English index drops, and the Chinese index keeps "used" as
+# "use" where the browser looks for "us". So no page of either edition can match this message
+# whole, whatever it says. A matter for the site's search (reported); the words without "being"
+# and "used" find the chapter (test below).
+SPHINX_STEMMING = pytest.mark.xfail(strict=True, reason="Sphinx search: 'being'/'used' stem differently "
+                                    "in the browser and in the index")
+CASES = [pytest.param(e, m, marks=SPHINX_STEMMING) if m == LEAF else (e, m)
+         for m in PASTED for e in sh.EDITIONS]
+LEAF_WORDS = "RuntimeError: a leaf Variable that requires grad in an in-place operation"
+# What a Chinese reader types: words separated by spaces, and the same words run together (which
+# the site's search segments itself).
+CHINESE_SPACED = ["索引 越界", "设备端 断言"]
+CHINESE_UNSPACED = ["索引越界", "设备端断言"]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "gatherbook-site"
+    info = sh.build_site_once(shared)
+    if info["returncode"] != 0:
+        pytest.fail("book/build.py failed:\n" + info["log"][-6000:], pytrace=False)
+    return Path(info["site"])
+
+
+@pytest.fixture(scope="module")
+def search(site):
+    """search(edition, query) -> the site paths of the pages the search box lists."""
+    reason = sh.browser_unavailable_reason()
+    if reason:
+        if sh.on_ci():
+            pytest.fail(f"CI=true, but the browser tests cannot run: {reason}.", pytrace=False)
+        pytest.skip(f"browser tests skipped: {reason} (with CI=true this is a failure)")
+    from playwright.sync_api import sync_playwright
+
+    with sh.serve(site) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=sh.chromium_path(), headless=True,
+                                     args=sh.CHROMIUM_ARGS)
+        page = browser.new_page()
+
+        def run(edition: str, query: str) -> list[str]:
+            page.goto(f"{base}{edition}/search.html?q={quote(query)}")
+            page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
+                                   " || {}).textContent", timeout=30_000)
+            hrefs = page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(a => a.href)")
+            return [sh.site_path(base, h).split("#")[0].split("?")[0] for h in hrefs]
+
+        yield run
+        browser.close()
+
+
+def _chapter(edition: str) -> str:
+    return f"{edition}/notebooks/{edition}/{CHAPTER}.html"
+
+
+@pytest.mark.parametrize("edition, message", CASES)
+def test_a_pasted_error_message_finds_the_chapter(search, edition, message):
+    found = search(edition, message)
+    assert _chapter(edition) in found, f"{edition}: searching {message!r} found {found}"
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_the_leaf_message_without_its_unsearchable_words_finds_the_chapter(search, edition):
+    found = search(edition, LEAF_WORDS)
+    assert _chapter(edition) in found, f"{edition}: searching {LEAF_WORDS!r} found {found}"
+
+
+@pytest.mark.parametrize("query", CHINESE_SPACED)
+def test_chinese_words_find_the_chapter(search, query):
+    found = search("zh", query)
+    assert _chapter("zh") in found, f"zh: searching {query!r} found {found}"
+
+
+# needs the site's own query segmentation (book/_static/gatherbook-search.js)
+@pytest.mark.parametrize("query", CHINESE_UNSPACED)
+def test_an_unspaced_chinese_query_finds_the_chapter(search, query):
+    found = search("zh", query)
+    assert _chapter("zh") in found, f"zh: searching {query!r} found {found}"
