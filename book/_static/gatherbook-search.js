@@ -121,7 +121,8 @@
 
     const performTermsSearch = Search.performTermsSearch;
     Search.performTermsSearch = (searchTerms, excludedTerms) => {
-      const latin = new Set([...searchTerms].filter((t) => t !== "\u0000"));
+      // (one letter is never in the index: Sphinx keeps words of two or more)
+      const latin = new Set([...searchTerms].filter((t) => t !== "\u0000" && t.length > 1));
       const index = Search._index;
       const maps = [];
       if (latin.size) {

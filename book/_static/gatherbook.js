@@ -3,6 +3,7 @@
  * - The language switch keeps the reader's place: a click adds the id of the section in view.
  *   Sections carry position ids that are the same in both editions ("gb-s3" is the third
  *   section of the page in English and in Chinese; book/_ext/reader_sections.py).
+ * - The words of the search that led to the page are highlighted.
  * - A button's tooltip goes away after a click (Bootstrap shows it on focus, and a clicked
  *   button keeps the focus, so the colour-mode tooltip stayed on screen).
  */
@@ -44,4 +45,13 @@
       }
     }
   }, true);
+
+  // Highlight the words of the search that led here. sphinx_highlight.js does it only on pages
+  // without searchtools.js, and the theme puts searchtools.js on every page (for its search
+  // box), so it never did.
+  document.addEventListener("DOMContentLoaded", () => {
+    if (document.getElementById("search-results")) return;  // the search page itself
+    if (typeof SphinxHighlight === "undefined" || !localStorage.getItem("sphinx_highlight_terms")) return;
+    SphinxHighlight.highlightSearchWords();
+  });
 })();
