@@ -337,3 +337,33 @@ def test_tooltip_goes_away_after_a_click(site, base_url, browser):
         assert_clean(watch, context, "theme switch click")
     finally:
         context.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Run it yourself
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_run_page_offers_everything_needed_as_one_zip(site, edition):
+    page = f"{edition}/book/{edition}/run.html"
+    assert page in site["pages"], f"no {page}"
+    links = [url for tag, _, url in sh.parse_page(site["path"] / page).refs
+             if tag == "a" and url.endswith("gather-book.zip")]
+    assert links, f"{page} links no gather-book.zip"
+    target, _ = sh.resolve(page, links[0])
+    with zipfile.ZipFile(site["path"] / target) as zf:
+        names = set(zf.namelist())
+        assert zf.testzip() is None
+    want = {f"gather-book/{p.relative_to(sh.ROOT).as_posix()}"
+            for folder in ("notebooks/en", "notebooks/zh") for p in (sh.ROOT / folder).glob("*.ipynb")}
+    want |= {f"gather-book/{p.relative_to(sh.ROOT).as_posix()}" for p in (sh.ROOT / "gatherbook").rglob("*.py")
+             if "__pycache__" not in p.parts}
+    want |= {f"gather-book/{f}" for f in ("requirements.txt", "pyproject.toml", "Makefile", "README.md")}
+    assert want <= names, f"{target} lacks {sorted(want - names)}"
+    assert all(n.startswith("gather-book/") and "__pycache__" not in n for n in names), sorted(names)
+    text = article_text(site["path"] / page)
+    for needed in ("make lab", "--index-url https://download.pytorch.org/whl/cpu", "GATHERBOOK_DEVICE",
+                   "GATHERBOOK_LANG"):
+        assert needed in text, f"{page} does not say {needed!r}"
+    intro = f"{edition}/book/{edition}/intro.html"
+    assert any(sh.resolve(intro, url)[0] == page for tag, _, url in sh.parse_page(site["path"] / intro).refs
+               if tag == "a"), f"{intro} does not link {page}"

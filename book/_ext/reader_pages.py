@@ -57,4 +57,5 @@ def setup(app):
     app.setup_extension("reader_tracebacks")
     app.setup_extension("reader_sections")
     app.setup_extension("reader_search")
+    app.setup_extension("reader_download")
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
