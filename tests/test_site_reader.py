@@ -367,3 +367,10 @@ def test_run_page_offers_everything_needed_as_one_zip(site, edition):
     intro = f"{edition}/book/{edition}/intro.html"
     assert any(sh.resolve(intro, url)[0] == page for tag, _, url in sh.parse_page(site["path"] / intro).refs
                if tag == "a"), f"{intro} does not link {page}"
+
+
+def test_the_build_ends_with_where_the_book_is(site):
+    """jieba's start-up lines ("Building prefix dict ...") no longer interleave with the build's output."""
+    log = site["log"]
+    assert "prefix dict" not in log.lower() and "Loading model cost" not in log, log[-2000:]
+    assert log.strip().splitlines()[-1].startswith("The book is built."), log[-500:]
