@@ -4,8 +4,8 @@
  *   Sections carry position ids that are the same in both editions ("gb-s3" is the third
  *   section of the page in English and in Chinese; book/_ext/reader_sections.py).
  * - The words of the search that led to the page are highlighted.
- * - A button's tooltip goes away after a click (Bootstrap shows it on focus, and a clicked
- *   button keeps the focus, so the colour-mode tooltip stayed on screen).
+ * - A button's tooltip goes away after a click (Bootstrap shows it on hover and focus; after a
+ *   tap on a touch screen the colour-mode tooltip stayed on screen).
  */
 "use strict";
 (() => {
@@ -34,15 +34,18 @@
       link.href = url.toString();
     }
     const button = event.target.closest && event.target.closest("[data-bs-toggle='tooltip']");
-    if (button && typeof button.blur === "function") {
-      button.blur();
-      // Bootstrap's tooltip element of this button, if it is shown
-      const tip = button.getAttribute("aria-describedby");
-      if (tip) {
-        const el = document.getElementById(tip);
-        if (el) el.remove();
-        button.removeAttribute("aria-describedby");
-      }
+    if (button) {
+      // Bootstrap shows the tooltip on hover and on focus; a tap on a touch screen is a hover
+      // that never ends, and the tooltip appears just after the click: hide it then, too.
+      if (typeof button.blur === "function") button.blur();
+      const hide = () => {
+        const tip = window.bootstrap && bootstrap.Tooltip && bootstrap.Tooltip.getInstance(button);
+        if (tip) tip.hide();
+      };
+      hide();
+      // (Bootstrap ignores hide() while the tooltip is still fading in)
+      button.addEventListener("shown.bs.tooltip", hide, {once: true});
+      setTimeout(() => button.removeEventListener("shown.bs.tooltip", hide), 2000);
     }
   }, true);
 
