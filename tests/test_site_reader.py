@@ -138,6 +138,8 @@ def search_queries(site) -> list[tuple[str, set[str], str]]:
         return {p for p, t in texts.items() if phrase.lower() in t}
 
     queries = [(q, holding(q), "issue 9") for q in ZH_PHRASES]
+    # a Latin word run into Chinese, as readers type it
+    queries.append(("gather索引", holding("gather") & holding("索引"), "mixed word"))
     # glossary: every Chinese term (second column)
     glossary = (site["path"] / "zh" / "book" / "glossary.html").read_text(encoding="utf8")
     for row in re.findall(r"<tr[^>]*>(.*?)</tr>", glossary, flags=re.S)[1:]:

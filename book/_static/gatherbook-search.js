@@ -108,7 +108,12 @@
       const [, searchTerms, , highlightTerms] = parsed;
       lastParts = queryParts(query);
       // Chinese runs are matched by performTermsSearch below, numbers too (Sphinx drops them)
-      [...searchTerms].forEach((t) => CJK.test(t) && searchTerms.delete(t));
+      // a word that mixes Latin and Chinese ("log概率") keeps its Latin part as a word of its own
+      const stemmer = new Stemmer();
+      [...searchTerms].filter((t) => CJK.test(t)).forEach((t) => {
+        searchTerms.delete(t);
+        (t.match(/[A-Za-z_][A-Za-z0-9_]+/g) || []).forEach((w) => searchTerms.add(stemmer.stemWord(w.toLowerCase())));
+      });
       [...highlightTerms].forEach((t) => CJK.test(t) && highlightTerms.delete(t));
       lastParts.runs.forEach((run) => highlightTerms.add(run));
       lastParts.numbers.forEach((n) => highlightTerms.add(n));
