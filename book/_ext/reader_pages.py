@@ -56,4 +56,6 @@ def setup(app):
     app.connect("html-page-context", on_page_context, priority=600)
     app.setup_extension("reader_tracebacks")
     app.setup_extension("reader_sections")
+    app.setup_extension("reader_search")
+    app.setup_extension("reader_download")
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

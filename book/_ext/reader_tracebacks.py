@@ -22,7 +22,7 @@ _OTHER_FRAME = re.compile(r"^File [^\n]*?(:\d+)?, in |^File <|^File /")
 # An absolute path of the building machine, up to the part a reader can place: the package's
 # own folder (``gatherbook/x.py``) or a module under site-packages (``torch/nn/functional.py``).
 _MACHINE_PATH = re.compile(
-    r"(?:[A-Za-z]:)?(?:/|\\)(?:[^\s'\"():,]*?(?:/|\\))?"
+    r"(?:[A-Za-z]:)?(?:/|\\)(?:[^\s'\"():,]*(?:/|\\))?"
     r"(?:site-packages|dist-packages|lib(?:64)?/python3[.\d]*)(?:/|\\)"
     r"|(?:[A-Za-z]:)?/(?:work|root|home|tmp|Users|opt|usr)/[^\s'\"():,]*?/(?=gatherbook/)")
 ELLIPSIS = "   (...)"  # as IPython marks lines it leaves out (its lexer knows it)

@@ -108,7 +108,12 @@
       const [, searchTerms, , highlightTerms] = parsed;
       lastParts = queryParts(query);
       // Chinese runs are matched by performTermsSearch below, numbers too (Sphinx drops them)
-      [...searchTerms].forEach((t) => CJK.test(t) && searchTerms.delete(t));
+      // a word that mixes Latin and Chinese ("log概率") keeps its Latin part as a word of its own
+      const stemmer = new Stemmer();
+      [...searchTerms].filter((t) => CJK.test(t)).forEach((t) => {
+        searchTerms.delete(t);
+        (t.match(/[A-Za-z_][A-Za-z0-9_]+/g) || []).forEach((w) => searchTerms.add(stemmer.stemWord(w.toLowerCase())));
+      });
       [...highlightTerms].forEach((t) => CJK.test(t) && highlightTerms.delete(t));
       lastParts.runs.forEach((run) => highlightTerms.add(run));
       lastParts.numbers.forEach((n) => highlightTerms.add(n));
@@ -121,7 +126,8 @@
 
     const performTermsSearch = Search.performTermsSearch;
     Search.performTermsSearch = (searchTerms, excludedTerms) => {
-      const latin = new Set([...searchTerms].filter((t) => t !== "\u0000"));
+      // (one letter is never in the index: Sphinx keeps words of two or more)
+      const latin = new Set([...searchTerms].filter((t) => t !== "\u0000" && t.length > 1));
       const index = Search._index;
       const maps = [];
       if (latin.size) {

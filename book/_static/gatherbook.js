@@ -3,8 +3,9 @@
  * - The language switch keeps the reader's place: a click adds the id of the section in view.
  *   Sections carry position ids that are the same in both editions ("gb-s3" is the third
  *   section of the page in English and in Chinese; book/_ext/reader_sections.py).
- * - A button's tooltip goes away after a click (Bootstrap shows it on focus, and a clicked
- *   button keeps the focus, so the colour-mode tooltip stayed on screen).
+ * - The words of the search that led to the page are highlighted.
+ * - A button's tooltip goes away after a click (Bootstrap shows it on hover and focus; after a
+ *   tap on a touch screen the colour-mode tooltip stayed on screen).
  */
 "use strict";
 (() => {
@@ -33,15 +34,27 @@
       link.href = url.toString();
     }
     const button = event.target.closest && event.target.closest("[data-bs-toggle='tooltip']");
-    if (button && typeof button.blur === "function") {
-      button.blur();
-      // Bootstrap's tooltip element of this button, if it is shown
-      const tip = button.getAttribute("aria-describedby");
-      if (tip) {
-        const el = document.getElementById(tip);
-        if (el) el.remove();
-        button.removeAttribute("aria-describedby");
-      }
+    if (button) {
+      // Bootstrap shows the tooltip on hover and on focus; a tap on a touch screen is a hover
+      // that never ends, and the tooltip appears just after the click: hide it then, too.
+      if (typeof button.blur === "function") button.blur();
+      const hide = () => {
+        const tip = window.bootstrap && bootstrap.Tooltip && bootstrap.Tooltip.getInstance(button);
+        if (tip) tip.hide();
+      };
+      hide();
+      // (Bootstrap ignores hide() while the tooltip is still fading in)
+      button.addEventListener("shown.bs.tooltip", hide, {once: true});
+      setTimeout(() => button.removeEventListener("shown.bs.tooltip", hide), 2000);
     }
   }, true);
+
+  // Highlight the words of the search that led here. sphinx_highlight.js does it only on pages
+  // without searchtools.js, and the theme puts searchtools.js on every page (for its search
+  // box), so it never did.
+  document.addEventListener("DOMContentLoaded", () => {
+    if (document.getElementById("search-results")) return;  // the search page itself
+    if (typeof SphinxHighlight === "undefined" || !localStorage.getItem("sphinx_highlight_terms")) return;
+    SphinxHighlight.highlightSearchWords();
+  });
 })();

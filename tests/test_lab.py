@@ -1,0 +1,172 @@
+"""Chapter 1 in JupyterLab, as `make lab` opens it: the book's notes, warnings and math render
+(jupyterlab-myst), no MyST markup shows as raw text, and solution cells start collapsed.
+
+Starts `make lab`'s command (read from the Makefile) headless, without a token, on a free port of
+127.0.0.1, and opens the chapter in the shared headless Chromium of the browser tests. Skipped
+with the reason when there is no Chromium (a failure with CI=true, as in test_site.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import site_helpers as sh  # noqa: E402
+
+ROOT = sh.ROOT
+CHAPTER = "en/01_gather_basics.ipynb"
+START_SECONDS = 60  # the server answers in ~7 s on a quiet 2-core machine
+# MyST markup that must not reach the reader as text
+RAW_MYST = re.compile(r":::\{|````\{|```\{|\{download\}|^:label:|^:class: dropdown", re.M)
+
+
+def lab_command() -> list[str]:
+    """The command of the Makefile's ``lab`` target, with ``$(VENV)`` the project's .venv."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf8")
+    recipe = re.search(r"^lab:.*\n\t(.+)$", makefile, flags=re.M)
+    assert recipe, "the Makefile has no `lab` target"
+    venv = re.search(r"^VENV\s*\?=\s*(\S+)", makefile, flags=re.M).group(1)
+    return shlex.split(recipe.group(1).replace("$(VENV)", str(ROOT / venv)))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    reason = sh.browser_unavailable_reason()
+    if reason:
+        if sh.on_ci():
+            pytest.fail(f"CI=true, but the JupyterLab browser test cannot run: {reason}.", pytrace=False)
+        pytest.skip(f"JupyterLab browser test skipped: {reason} (with CI=true this is a failure)")
+    tmp = tmp_path_factory.mktemp("lab")
+    # every cell rendered at once (JupyterLab otherwise renders only the cells near the screen)
+    settings = tmp / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    port = free_port()
+    cmd = lab_command() + ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+                           "--IdentityProvider.token=", "--ServerApp.password=",
+                           f"--LabApp.user_settings_dir={tmp / 'settings'}",
+                           f"--LabApp.workspaces_dir={tmp / 'workspaces'}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # containers and CI run as root; JupyterLab refuses otherwise
+    log = open(tmp / "lab.log", "w")
+    server = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                              env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")})
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + START_SECONDS
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"`{' '.join(cmd)}` exited ({server.returncode}):\n"
+                            + (tmp / "lab.log").read_text()[-3000:], pytrace=False)
+            try:
+                urllib.request.urlopen(url + "api/status", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer within {START_SECONDS} s:\n"
+                                + (tmp / "lab.log").read_text()[-3000:], pytrace=False)
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def chapter_in_lab(lab):
+    """What the opened chapter shows: per cell, its kind, rendered text and collapsed state."""
+    from playwright.sync_api import sync_playwright
+
+    notebook = json.loads((ROOT / "notebooks" / CHAPTER).read_text(encoding="utf8"))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=sh.chromium_path(), headless=True, args=sh.CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            outside = []
+            page.on("request", lambda r: r.url.startswith(("http://", "https://")) and not r.url.startswith(lab)
+                    and outside.append(r.url))
+            page.goto(lab + "lab/tree/" + CHAPTER, wait_until="load")
+            page.wait_for_function("n => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= n",
+                                   arg=len(notebook["cells"]), timeout=60_000)
+            # every markdown cell rendered (jupyterlab-myst renders asynchronously)
+            page.wait_for_function("""() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell')]
+                .every(c => c.querySelector('.myst, .jp-MarkdownOutput'))""", timeout=60_000)
+            page.wait_for_timeout(500)
+            cells = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(c => {
+                const visible = e => !!e && e.offsetParent !== null && !e.classList.contains('lm-mod-hidden');
+                return {markdown: c.classList.contains('jp-MarkdownCell'),
+                        text: c.classList.contains('jp-MarkdownCell')
+                              ? (c.querySelector('.myst, .jp-MarkdownOutput') || c).innerText : '',
+                        admonitions: [...c.querySelectorAll('aside[class*="admonition"], .admonition')]
+                              .map(a => a.className),
+                        math: c.querySelectorAll('.katex, mjx-container').length,
+                        placeholder: visible(c.querySelector('.jp-InputPlaceholder')),
+                        editor: visible(c.querySelector('.jp-InputArea-editor'))};
+            })""")
+            SCREENSHOT = ROOT / "_build" / "screenshots"
+            SCREENSHOT.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT / "lab-chapter1.png"))
+        finally:
+            browser.close()
+    return {"notebook": notebook, "cells": cells, "outside": outside}
+
+
+def test_lab_renders_the_books_markup(chapter_in_lab):
+    cells = chapter_in_lab["cells"]
+    assert len(cells) == len(chapter_in_lab["notebook"]["cells"])
+    raw = [f"cell {i}: {c['text'][:120]!r}" for i, c in enumerate(cells) if c["markdown"] and RAW_MYST.search(c["text"])]
+    assert not raw, "MyST markup shown as text in JupyterLab (is jupyterlab-myst installed?):\n" + "\n".join(raw[:10])
+    warnings = [i for i, c in enumerate(cells) if any("warning" in a for a in c["admonitions"])]
+    sources = [i for i, c in enumerate(chapter_in_lab["notebook"]["cells"])
+               if c["cell_type"] == "markdown" and re.search(r"\{warning\}", "".join(c["source"]))]
+    assert sources, f"{CHAPTER} has no warning admonition: this test checks nothing"
+    assert warnings == sources, f"warnings rendered in cells {warnings}, written in cells {sources}"
+
+
+def test_lab_renders_math(chapter_in_lab):
+    nb = chapter_in_lab["notebook"]["cells"]
+    with_math = [i for i, c in enumerate(nb) if c["cell_type"] == "markdown"
+                 and re.search(r"\$[^$\s][^$]*\$", "".join(c["source"]))]
+    assert with_math, f"{CHAPTER} has no math: this test checks nothing"
+    missing = [i for i in with_math if not chapter_in_lab["cells"][i]["math"]]
+    assert not missing, f"math not typeset in cells {missing}"
+    raw = [i for i in with_math if re.search(r"\$[^$\s][^$]{0,40}\$", chapter_in_lab["cells"][i]["text"])]
+    assert not raw, f"TeX shown as text in cells {raw}"
+
+
+def test_lab_loads_nothing_from_outside(chapter_in_lab):
+    assert not chapter_in_lab["outside"], chapter_in_lab["outside"]
+
+
+def test_lab_solution_cells_start_collapsed(chapter_in_lab):
+    """Cells stored with ``"jupyter": {"source_hidden": true}`` (the solutions) show JupyterLab's
+    placeholder instead of their code until the reader opens them."""
+    nb = chapter_in_lab["notebook"]["cells"]
+    hidden = [i for i, c in enumerate(nb) if c.get("metadata", {}).get("jupyter", {}).get("source_hidden")]
+    if not hidden:
+        pytest.skip(f"no cell of {CHAPTER} carries jupyter.source_hidden yet")
+    shown = [i for i in hidden if chapter_in_lab["cells"][i]["editor"] or not chapter_in_lab["cells"][i]["placeholder"]]
+    assert not shown, f"cells {shown} carry source_hidden but JupyterLab shows their code"
+    others = [i for i, c in enumerate(nb) if c["cell_type"] == "code" and i not in hidden
+              and chapter_in_lab["cells"][i]["placeholder"]]
+    assert not others, f"cells {others} are collapsed without source_hidden"

@@ -1,0 +1,79 @@
+"""The reader-facing parts of the book's Sphinx extension (book/_ext/reader_*.py), without a build."""
+from __future__ import annotations
+
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import reader_download  # noqa: E402
+import reader_pages  # noqa: E402
+import reader_search  # noqa: E402
+import reader_tracebacks as tb  # noqa: E402
+
+TRACEBACK = """\
+---------------------------------------------------------------------------
+ValueError                                Traceback (most recent call last)
+Cell In[33], line 1
+----> 1 token_logprobs(logits, targets)
+
+File /home/someone/gather-book/gatherbook/logprobs.py:154, in token_logprobs(logits, ids)
+    153     \"\"\"
+--> 154     _check(logits, ids)
+
+File /home/someone/gather-book/gatherbook/logprobs.py:54, in _check(logits, ids)
+---> 54     raise ValueError(
+
+ValueError: ids must have shape (2, 34); got (2, 33) from /root/.venv/lib/python3.11/site-packages/torch/x.py"""
+
+
+def test_traceback_keeps_header_reader_frame_and_exception():
+    out = tb.reader_traceback(TRACEBACK)
+    assert out.splitlines() == [
+        "-" * 75,
+        "ValueError                                Traceback (most recent call last)",
+        "Cell In[33], line 1",
+        "----> 1 token_logprobs(logits, targets)",
+        "",
+        tb.ELLIPSIS,
+        "",
+        "ValueError: ids must have shape (2, 34); got (2, 33) from torch/x.py",
+    ]
+
+
+def test_traceback_without_frames_only_loses_paths():
+    text = "UserWarning: /work/main/gatherbook/draw.py:12: something"
+    assert tb.reader_traceback(text) == "UserWarning: gatherbook/draw.py:12: something"
+
+
+def test_bigrams_cover_every_pair_of_chinese_characters():
+    assert reader_search.bigrams("gather 之书：对数概率") == ["之书", "对数", "数概", "概率"]
+    assert reader_search.bigrams("no Chinese here") == []
+
+
+def test_print_button_is_relabelled_inside_groups():
+    buttons = [{"type": "group", "buttons": [{"type": "link", "text": ".ipynb"},
+                                             {"type": "javascript", "javascript": "window.print()",
+                                              "text": ".pdf", "tooltip": "列印成 PDF"}]}]
+    assert reader_pages.relabel_print_button(buttons, "打印为 PDF…") == 1
+    assert buttons[0]["buttons"][1]["text"] == buttons[0]["buttons"][1]["tooltip"] == "打印为 PDF…"
+
+
+def test_zip_is_the_same_bytes_each_time_and_holds_one_folder(tmp_path):
+    a, b = tmp_path / "a.zip", tmp_path / "b.zip"
+    names = reader_download.write_zip(ROOT, a)
+    reader_download.write_zip(ROOT, b)
+    assert a.read_bytes() == b.read_bytes()
+    assert names and all(n.startswith("gather-book/") for n in names)
+    with zipfile.ZipFile(a) as zf:
+        assert "gather-book/requirements.txt" in zf.namelist()
+
+
+def test_repository_sentence_only_when_one_is_configured(tmp_path):
+    assert "git clone https://example.org/r" in reader_download.repository_text("https://example.org/r", "en")
+    assert "git clone" not in reader_download.repository_text("", "zh")
+    (tmp_path / "_config.yml").write_text("title: x\n")
+    assert reader_download.configured_repository(tmp_path) == ""
+    (tmp_path / "_config.yml").write_text("repository:\n  url: https://example.org/r\n")
+    assert reader_download.configured_repository(tmp_path) == "https://example.org/r"
