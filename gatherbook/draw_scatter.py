@@ -198,13 +198,12 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
     src_ = src_[tuple(slice(0, n) for n in idx.shape)]  # the part scatter reads
     if reduce is None:
         out, call = s.scatter(d, idx, src_), f"self.scatter({dim}, index, src)"
-    elif reduce == "add":
-        out, call = s.scatter_add(d, idx, src_), f"self.scatter_add({dim}, index, src)"
+    elif reduce == "add":  # two lines, so the picture fits a phone (358 px of text column)
+        out, call = s.scatter_add(d, idx, src_), f"self.scatter_add(\n      {dim}, index, src)"
     else:
         out = s.scatter_reduce(d, idx, src_, reduce, include_self=include_self)
-        # two lines, so the picture stays narrow enough for a phone
-        call = f"self.scatter_reduce({dim}, index, src,\n      {reduce!r}"
-        call += ")" if include_self else ", include_self=False)"
+        call = f"self.scatter_reduce(\n      {dim}, index, src, {reduce!r}"
+        call += ")" if include_self else ",\n      include_self=False)"
     target = _targets(d, idx, tuple(out.shape))
     flat_faces = np.full(out.numel(), _UNWRITTEN_FACE, dtype=object)
     written, counts = np.unique(target, return_counts=True)
@@ -273,14 +272,14 @@ def _as_image(name: str, t: object) -> np.ndarray:
 
 @style.styled
 def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
-                width: float = 3.6, title: str | None = None) -> Figure:
+                width: float = 3.3, title: str | None = None) -> Figure:
     """Draw images one under the other, each titled with its name and shape.
 
     Args:
         images: name -> float tensor of shape ``(H, W)`` (grey) or ``(H, W, 3)`` (RGB), values in
             ``[0, 1]`` (values outside are clipped). Different sizes are allowed.
         patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
-        width: width of each image in inches (3.6 fits a phone).
+        width: width of each image in inches (3.3 fits a phone's 358 px text column).
         title: optional ASCII text above the picture.
 
     Returns:

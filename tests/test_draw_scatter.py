@@ -1,8 +1,11 @@
 """Unit tests of gatherbook.draw_scatter: what the pictures show, and clear errors on bad input."""
+import io
+
 import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib.image  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
@@ -61,7 +64,36 @@ def test_reductions_and_include_self():
     found, _ = cells(draw_scatter(s, 0, i, v, reduce="add"))
     assert found["out[1]"][1] == "6.00" and marked == {"out[1]"}
     texts = [t.get_text() for t in draw_scatter(s, 0, i, v, reduce="amax", include_self=False).texts]
-    assert "out = self.scatter_reduce(0, index, src,\n      'amax', include_self=False)" in texts
+    assert "out = self.scatter_reduce(\n      0, index, src, 'amax',\n      include_self=False)" in texts
+
+
+PHONE_PX = 358  # a 390 px phone's text column; the book shows a figure at 1 px per CSS px
+
+
+def _png_width(fig) -> int:
+    """Width in pixels of the PNG the notebook stores (100 dpi, tight bounding box)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    buf.seek(0)
+    return matplotlib.image.imread(buf).shape[1]
+
+
+@pytest.mark.parametrize("args,kw", [
+    ((torch.zeros(4, 2), 0, torch.tensor([0, 0, 1, 3])[:, None].expand(-1, 2),
+      torch.rand(4, 2) * 10), {"reduce": "mean", "include_self": False}),
+    ((torch.zeros(1, 4), 1, torch.tensor([[1, 1, 1, 3]]), torch.rand(1, 4)), {"reduce": "add"}),
+    ((torch.zeros(4), 0, torch.tensor([1, 1, 3]), torch.rand(3)), {"reduce": "mean"}),
+    ((torch.zeros(4, 5), 1, torch.tensor([[2], [0], [3], [3]]), torch.ones(4, 1)), {}),
+])
+def test_the_chapters_pictures_fit_a_phone(args, kw):
+    fig = draw_scatter(*args, **kw)
+    w, h = fig.get_size_inches()
+    assert h > w and _png_width(fig) <= PHONE_PX
+
+
+def test_the_chapters_image_pair_fits_a_phone():
+    fig = draw_images({"img": torch.rand(64, 64, 3), "restored": torch.rand(64, 64, 3)}, patch=16)
+    assert _png_width(fig) <= PHONE_PX
 
 
 def test_dim0_and_a_src_larger_than_index():

@@ -31,6 +31,7 @@ PLANTED = [
     ("ch5.unshuffle", "wrong_dim"),
     ("ch5.unprune", "wrong_dim"),
     ("ch5.gather_bwd", "wrong_dim"),
+    ("ch5.gather_bwd", "added_to_x"),      # found in review: a copy of x instead of zeros
 ]
 
 
@@ -58,6 +59,29 @@ def test_the_right_only_without_duplicates_answer_passes_a_case_without_them():
     m = next(m for m in ex.mistakes if m.key == "scatter_not_add")
     assert torch.equal(m.fn(*case4), ex.reference(*case4))
     assert run_check(ex.name, m.fn, lang="en").case == 1
+
+
+def _histogram_by_indexing(x, edges):
+    b = (x * (edges.numel() - 1)).long()
+    counts = torch.zeros(x.shape[0], edges.numel() - 1, dtype=torch.long)
+    counts[torch.arange(x.shape[0])[:, None], b] += 1
+    return counts
+
+
+def _gather_bwd_by_indexing(x, index, grad_out):
+    g = torch.zeros_like(x)
+    g[torch.arange(x.shape[0])[:, None].expand_as(index), index] += grad_out
+    return g
+
+
+@pytest.mark.parametrize("name,fn", [("ch5.histogram", _histogram_by_indexing),
+                                     ("ch5.gather_bwd", _gather_bwd_by_indexing)])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_plus_equals_by_indexing_is_named_like_scatter(name, fn, lang):
+    """`t[i] += v` with a repeated index adds once, like scatter_: the same hint, which says so."""
+    r = run_check(name, fn, lang=lang)
+    assert not r.passed and r.case == 1 and r.hint_key == "scatter_not_add", r.message
+    assert "+= " in r.message
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

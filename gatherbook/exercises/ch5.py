@@ -296,8 +296,9 @@ GATHER_BWD = Exercise(
         (_f([[0.0, 0.0, 0.0]]), _t([[2]]), _f([[3.0]])),                    # B == 1, K == 1
         (_f([[0.0, 0.0]] * 3), _t([[1, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 0]]),
          _f([[1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0], [-1.0, 2.0, -3.0, 4.0]])),  # K > N
-        (torch.zeros(2, 3, dtype=torch.float64), _t([[2, 0], [1, 2]]),
-         torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, float64
+        (torch.tensor([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], dtype=torch.float64),
+         _t([[2, 0], [1, 2]]),
+         torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, x != 0
     ],
     random_case=_gather_bwd_random,
     seed=506,
@@ -305,6 +306,7 @@ GATHER_BWD = Exercise(
         Mistake("scatter_not_add", lambda x, i, go: torch.zeros_like(x).scatter(1, i, go)),
         Mistake("wrong_dim", lambda x, i, go: torch.zeros_like(x).scatter_add_(0, i, go)),
         Mistake("gather_back", lambda x, i, go: go.gather(1, i)),
+        Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go)),
     ],
 )
 
@@ -336,8 +338,8 @@ MESSAGES = {
         "histogram": {
             "title": "A histogram per row",
             "scatter_not_add": (
-                "`scatter_` writes the same 1 again for every repeat, so each bin is 0 or "
-                "1: `scatter_add_` sums the ones."
+                "`scatter_` (like `counts[rows, b] += 1`) writes the same 1 again for every "
+                "repeat, so each bin is 0 or 1: `scatter_add_` sums the ones."
             ),
             "float_index": (
                 "`floor()` keeps the float dtype, and scatter needs an int64 index: use "
@@ -401,8 +403,8 @@ MESSAGES = {
         "gather_bwd": {
             "title": "The gradient of a gather",
             "scatter_not_add": (
-                "`scatter` keeps one of the gradients that meet at a repeated index; a "
-                "value read twice gets both: `scatter_add_`."
+                "`scatter` (like `g[rows, index] += grad_out`) keeps one of the gradients "
+                "that meet at a repeated index; a value read twice gets both: `scatter_add_`."
             ),
             "wrong_dim": (
                 "along dim=0 the index names a row; it names the column that row i read: "
@@ -411,6 +413,10 @@ MESSAGES = {
             "gather_back": (
                 "gathering reads the gradient at the index; the backward of a gather writes "
                 "it there: scatter_add_ into zeros of x's shape."
+            ),
+            "added_to_x": (
+                "the gradient does not depend on the values of x: scatter_add_ into "
+                "`torch.zeros_like(x)`, not into a copy of x."
             ),
         },
     },
@@ -438,7 +444,8 @@ MESSAGES = {
         "histogram": {
             "title": "逐行直方图",
             "scatter_not_add": (
-                "`scatter_` 对每次重复都再写一次同一个 1，所以每个箱只能是 0 或 1："
+                "`scatter_`（和 `counts[rows, b] += 1` 一样）对每次重复都再写一次同一个 1，"
+                "所以每个箱只能是 0 或 1："
                 "应该用 `scatter_add_` 把它们相加。"
             ),
             "float_index": (
@@ -497,13 +504,18 @@ MESSAGES = {
         "gather_bwd": {
             "title": "gather 的梯度",
             "scatter_not_add": (
-                "`scatter` 在重复索引处只留下相遇的梯度之一；被读了两次的值应得到两份梯度："
+                "`scatter`（和 `g[rows, index] += grad_out` 一样）在重复索引处只留下相遇的梯度之一；"
+                "被读了两次的值应得到两份梯度："
                 "用 `scatter_add_`。"
             ),
             "wrong_dim": "沿 dim=0 时索引表示行号；这里它表示第 i 行读取的列号：用 dim=1。",
             "gather_back": (
                 "gather 是在索引处读取梯度；而 gather 的反向传播要把梯度写到那里："
                 "scatter_add_ 进与 x 同形状的全零张量。"
+            ),
+            "added_to_x": (
+                "梯度与 x 的取值无关：应 scatter_add_ 进 `torch.zeros_like(x)`，"
+                "而不是 x 的副本。"
             ),
         },
     },
