@@ -189,3 +189,30 @@ def test_facts_catch_a_changed_number():
     assert not _same_or_same_facts("✔ 12 cases passed", "✔ 11 个用例全部通过")
     assert _same_or_same_facts("✔ ch1.a: all 12 cases passed", "✔ ch1.a：12 个用例全部通过")
     assert not _same_or_same_facts("shape (4,)", "shape (4,)!")  # not Chinese: must be identical
+
+
+def heading_levels(path: Path) -> list[list[int]]:
+    """Per markdown cell, the levels of its Markdown headings (outside code fences)."""
+    levels = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type != "markdown":
+            continue
+        fenced, mine = False, []
+        for line in cell.source.splitlines():
+            if line.lstrip().startswith(("```", "~~~")):
+                fenced = not fenced
+            elif not fenced and (m := re.match(r"(#{1,6}) \S", line)):
+                mine.append(len(m.group(1)))
+        levels.append(mine)
+    return levels
+
+
+@pytest.mark.parametrize("other", OTHERS, ids=lambda p: p.name)
+@pytest.mark.parametrize("name", NAMES)
+def test_same_headings(name, other):
+    """Every edition has the same sections: the site's language switch and section ids rely on it."""
+    en, them = heading_levels(EN / name), heading_levels(other / name)
+    assert len(en) == len(them), f"{name}: {len(en)} markdown cells in {EN.name}, {len(them)} in {other.name}"
+    diff = [i for i, (a, b) in enumerate(zip(en, them)) if a != b]
+    assert not diff, (f"{name}: heading levels differ in markdown cells {diff}: "
+                      + "; ".join(f"cell {i}: {EN.name} {en[i]} {other.name} {them[i]}" for i in diff[:5]))
