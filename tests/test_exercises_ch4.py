@@ -288,3 +288,130 @@ def test_an_answer_that_builds_a_tensor_on_the_cpu_is_caught_by_the_device_probe
 
     r = run_check("ch4.keep_by_cls_attention", cpu_zeros, lang="en")
     assert not r.passed and r.kind == "device", r.message
+
+
+# --- more wrong answers a reader might write (none is a planted mistake: no hint is promised) ---
+
+def _e(idx, D):
+    return idx.unsqueeze(-1).expand(-1, -1, D)
+
+
+def _below_kth(a, k):
+    """True for the entries of each row below its k-th largest (the dropped ones)."""
+    return a < a.sort(1, descending=True).values[:, k - 1:k]
+
+
+MORE_WRONG = [
+    ("ch4.top_k_patches", "x[:, idx] without the batch arange",
+     lambda x, s, k: x[:, s.topk(k, dim=1).indices]),
+    ("ch4.top_k_patches", "the top k of an ascending argsort, lowest of them first",
+     lambda x, s, k: x.gather(1, _e(s.argsort(1)[:, -k:], x.shape[2]))),
+    ("ch4.top_k_patches", "the top k of abs(scores)",
+     lambda x, s, k: x.gather(1, _e(s.abs().topk(k, 1).indices, x.shape[2]))),
+    ("ch4.top_k_patches", "one place off: argsort(descending)[:, 1:k + 1]",
+     lambda x, s, k: x.gather(1, _e(s.argsort(1, descending=True)[:, 1:k + 1], x.shape[2]))),
+    ("ch4.top_k_patches", "expanded over N instead of D",
+     lambda x, s, k: x.gather(1, _e(s.topk(k, 1).indices, x.shape[1]))),
+    ("ch4.top_k_in_image_order", "sort().indices instead of .values",
+     lambda x, s, k: x.gather(1, _e(s.topk(k, 1).indices.sort(1).indices, x.shape[2]))),
+    ("ch4.top_k_in_image_order", "the union of the batch's masks",
+     lambda x, s, k: x[:, torch.zeros_like(s, dtype=torch.bool).scatter(
+         1, s.topk(k, 1).indices, True).any(0)]),
+    ("ch4.top_k_in_image_order", "one global set of indices",
+     lambda x, s, k: x[:, s.topk(k, 1).indices.flatten().unique()[:k]]),
+    ("ch4.top_k_in_image_order", "the top k of the sorted scores",
+     lambda x, s, k: x.gather(1, _e(s.sort(1).values.topk(k, 1).indices, x.shape[2]))),
+    ("ch4.top_k_in_image_order", "score order flipped",
+     lambda x, s, k: x.gather(1, _e(s.topk(k, 1).indices.flip(1), x.shape[2]))),
+    ("ch4.mask_and_restore", "noise < its keep-th smallest (one too few)",
+     lambda x, n, keep: x * (n < n.kthvalue(keep, 1, keepdim=True).values)[..., None]),
+    ("ch4.mask_and_restore", "restored with a descending argsort",
+     lambda x, n, keep: torch.cat([x.gather(1, _e(n.argsort(1)[:, :keep], x.shape[2])),
+                                   x.new_zeros(x.shape[0], x.shape[1] - keep, x.shape[2])],
+                                  1).gather(1, _e(n.argsort(1).argsort(1, descending=True),
+                                                  x.shape[2]))),
+    ("ch4.mask_and_restore", "no shuffle: the first keep patches",
+     lambda x, n, keep: x * (torch.arange(x.shape[1]) < keep)[None, :, None]),
+    ("ch4.mask_and_restore", "mask tokens first, then the kept patches",
+     lambda x, n, keep: torch.cat([x.new_zeros(x.shape[0], x.shape[1] - keep, x.shape[2]),
+                                   x.gather(1, _e(n.argsort(1)[:, :keep], x.shape[2]))],
+                                  1).gather(1, _e(n.argsort(1).argsort(1), x.shape[2]))),
+    ("ch4.mask_and_restore", "the kept patches only, (B, keep, D)",
+     lambda x, n, keep: x.gather(1, _e(n.argsort(1)[:, :keep], x.shape[2]))),
+    ("ch4.keep_mask_per_image", "ranks <= k (one too many)",
+     lambda s, k: s.argsort(1, descending=True).argsort(1) <= k[:, None]),
+    ("ch4.keep_mask_per_image", "one argsort: patch numbers compared with k",
+     lambda s, k: s.argsort(1, descending=True) < k[:, None]),
+    ("ch4.keep_mask_per_image", "k without unsqueeze",
+     lambda s, k: s.argsort(1, descending=True).argsort(1) < k),
+    ("ch4.keep_mask_per_image", "a float mask",
+     lambda s, k: (s.argsort(1, descending=True).argsort(1) < k[:, None]).float()),
+    ("ch4.keep_mask_per_image", "the threshold from an ascending sort",
+     lambda s, k: s >= s.sort(1).values.gather(1, (k - 1)[:, None])),
+    ("ch4.keep_mask_per_image", "> the threshold instead of >=",
+     lambda s, k: s > s.sort(1, descending=True).values.gather(1, (k - 1)[:, None])),
+    ("ch4.keep_by_cls_attention", "the class token's own column ranked too",
+     lambda x, a, k: torch.cat([x[:, :1], x.gather(
+         1, _e(a[:, :, 0, :].mean(1).topk(k, 1).indices, x.shape[2]))], 1)),
+    ("ch4.keep_by_cls_attention", "max over the heads",
+     lambda x, a, k: torch.cat([x[:, :1], _rows(
+         x[:, 1:], a[:, :, 0, 1:].amax(1).topk(k, 1).indices)], 1)),
+    ("ch4.keep_by_cls_attention", "attention received from every query",
+     lambda x, a, k: torch.cat([x[:, :1], _rows(
+         x[:, 1:], a.mean(2)[:, :, 1:].mean(1).topk(k, 1).indices)], 1)),
+    ("ch4.keep_by_cls_attention", "image order",
+     lambda x, a, k: torch.cat([x[:, :1], _rows(
+         x[:, 1:], a[:, :, 0, 1:].mean(1).topk(k, 1).indices.sort(1).values)], 1)),
+    ("ch4.keep_by_cls_attention", "the class token last",
+     lambda x, a, k: torch.cat([_rows(
+         x[:, 1:], a[:, :, 0, 1:].mean(1).topk(k, 1).indices), x[:, :1]], 1)),
+    ("ch4.keep_by_cls_attention", "each head renormalised over the patches",
+     lambda x, a, k: torch.cat([x[:, :1], _rows(x[:, 1:], (
+         a[:, :, 0, 1:] / a[:, :, 0, 1:].sum(-1, keepdim=True)).mean(1).topk(k, 1).indices)], 1)),
+    ("ch4.fuse_dropped", "dropped the k lowest",
+     lambda x, a, k: (x * (a * torch.ones_like(a).scatter(
+         1, a.topk(k, 1, largest=False).indices, 0.0))[..., None]).sum(1, keepdim=True)),
+    ("ch4.fuse_dropped", "without keepdim, (B, D)",
+     lambda x, a, k: (x * torch.where(_below_kth(a, k), a, 0.0)[..., None]).sum(1)),
+    ("ch4.fuse_dropped", "mean instead of sum",
+     lambda x, a, k: (x * torch.where(_below_kth(a, k), a, 0.0)[..., None]).mean(1, keepdim=True)),
+    ("ch4.fuse_dropped", "<= the k-th largest: the k-th kept token fused too",
+     lambda x, a, k: (x * torch.where(
+         a <= a.sort(1, descending=True).values[:, k - 1:k], a, 0.0)[..., None]).sum(1, keepdim=True)),
+    ("ch4.fuse_dropped", "no weights: a plain sum",
+     lambda x, a, k: (x * _below_kth(a, k)[..., None]).sum(1, keepdim=True)),
+    ("ch4.fuse_dropped", "softmax of the attention as weights",
+     lambda x, a, k: (x * torch.where(_below_kth(a, k), a.softmax(1), 0.0)[..., None]).sum(
+         1, keepdim=True)),
+]
+
+
+@pytest.mark.parametrize("name,label,answer", MORE_WRONG, ids=[m[1] for m in MORE_WRONG])
+def test_more_wrong_answers_are_rejected(name, label, answer):
+    r = run_check(name, answer, lang="en")
+    assert r.attempted and not r.passed, f"{label}: {r.message}"
+
+
+def test_an_answer_that_changes_its_input_in_place_is_rejected():
+    def zero_in_place(x, noise, keep):
+        x[noise.argsort(1).argsort(1) >= keep] = 0
+        return x
+
+    r = run_check("ch4.mask_and_restore", zero_in_place, lang="en")
+    assert not r.passed and r.kind == "mutated_input", r.message
+
+
+@pytest.mark.parametrize("name,answer", [
+    ("ch4.top_k_patches", lambda x, s, k: x.gather(1, _e(s.softmax(1).topk(k, 1).indices,
+                                                         x.shape[2]))),
+    ("ch4.top_k_in_image_order", lambda x, s, k: x.gather(1, _e(
+        s.argsort(1)[:, -k:].sort(1).values, x.shape[2]))),
+    ("ch4.mask_and_restore", lambda x, n, keep: x * (
+        n <= n.kthvalue(keep, 1, keepdim=True).values)[..., None]),
+    ("ch4.fuse_dropped", lambda x, a, k: (
+        _rows(x, a.topk(x.shape[1] - k, 1, largest=False).indices)
+        * a.topk(x.shape[1] - k, 1, largest=False).values[..., None]).sum(1, keepdim=True)),
+])
+def test_more_right_answers_pass(name, answer):
+    r = run_check(name, answer, lang="en")
+    assert r.passed, r.message
