@@ -21,11 +21,13 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from gatherbook.style import FONT as _FONT
+from gatherbook.style import INK as _INK
+from gatherbook.style import MUTED as _MUTED
+from gatherbook.style import styled
+
 __all__ = ["draw_q_picks", "draw_grid_policy", "draw_curves", "ARROWS"]
 
-_FONT = "DejaVu Sans Mono"
-_INK = "#222222"
-_MUTED = "#6b6b6b"
 _PICK = "#e66100"  # orange outline: visible on every viridis colour
 _MAX_ROWS, _MAX_COLS, _MAX_PANELS = 8, 8, 4
 _MAX_TITLE = 60
@@ -53,6 +55,7 @@ def _figure(width: float, height: float) -> Figure:
     return plt.figure(figsize=(width, height), facecolor="white")
 
 
+@styled
 def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
                  title: str | None = None) -> Figure:
     """Q-tables stacked vertically, with one picked cell per row outlined.
@@ -133,6 +136,7 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     return fig
 
 
+@styled
 def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor, *,
                      path: Sequence[int] | None = None, title: str | None = None) -> Figure:
     """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrow.
@@ -209,6 +213,7 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     return fig
 
 
+@styled
 def draw_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], *, xlabel: str = "step",
                 title: str | None = None) -> Figure:
     """Training curves, one panel per entry of ``curves``, stacked vertically, sharing ``x``.
