@@ -497,3 +497,31 @@ def test_an_unknown_lang_or_a_wrong_figure_argument_is_named():
     assert title("ch1.pick_per_row", "zh") == _hint("ch1.pick_per_row", "title", "zh")
     with pytest.raises(TypeError, match="figure needs the CheckResult that run_check returns; got str"):
         exercises.figure("ch1.pick_per_row")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_printed_feedback_fits_the_code_column(name, capsys):
+    """What check() prints for every planted mistake fits 88 columns (a Chinese character takes
+    two), in every language, and says the same as run_check's unwrapped message."""
+    from gatherbook.exercises import _messages
+
+    for m in get(name).mistakes:
+        for lang in LANGUAGES:
+            check(name, m.fn, lang=lang)
+            printed = capsys.readouterr().out
+            wide = [line for line in printed.splitlines() if _messages.columns(line) > 88]
+            assert not wide, f"{name} {m.key} ({lang}): {wide[0]!r}"
+            message = run_check(name, m.fn, lang=lang).message
+            assert "".join(printed.split()) == "".join(message.split())
+
+
+def test_fit_wraps_english_at_spaces_and_chinese_anywhere():
+    from gatherbook.exercises._messages import columns, fit
+
+    en = fit("likely mistake: " + "word " * 30, width=40)
+    assert all(columns(line) <= 40 for line in en.splitlines())
+    assert all(not line.endswith(" ") for line in en.splitlines())
+    assert en.splitlines()[1].startswith("  word")
+    zh = fit("可能的错误：" + "索引" * 30, width=40)
+    assert [columns(line) <= 40 for line in zh.splitlines()] == [True] * len(zh.splitlines())
+    assert fit("short") == "short"

@@ -217,7 +217,7 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
         TypeError: ``fn`` is not callable.
     """
     result = run_check(name, fn, lang=lang)
-    print(result.message)
+    print(_messages.fit(result.message))  # lines fit the page's code column (88 columns)
     fig = figure(result)
     if fig is not None:
         _show(fig)

@@ -9,6 +9,7 @@ table has the same keys in every language).
 """
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Mapping
 
 import torch
@@ -259,3 +260,49 @@ def render(result, args: tuple[str, ...], hint: str | None, lang: str) -> str:
     if hint:
         lines.append(text(lang, "likely") + hint)
     return "\n".join(lines)
+
+
+#: the widest line :func:`fit` leaves: the code column of the book's pages holds 88 characters
+WIDTH = 88
+
+
+def columns(text: str) -> int:
+    """How many monospace columns ``text`` takes (a Chinese character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pieces(line: str) -> list[str]:
+    """``line`` cut where it may break: after a space, and around every wide character."""
+    pieces, word = [], ""
+    for ch in line:
+        if unicodedata.east_asian_width(ch) in "WF":
+            if word:
+                pieces.append(word)
+            pieces.append(ch)
+            word = ""
+        else:
+            word += ch
+            if ch == " ":
+                pieces.append(word)
+                word = ""
+    return pieces + ([word] if word else [])
+
+
+def fit(message: str, width: int = WIDTH) -> str:
+    """``message`` with every line longer than ``width`` columns wrapped, continued two spaces
+    further in than the line it continues (for printing; :func:`render`'s text stays whole)."""
+    out = []
+    for line in message.split("\n"):
+        if columns(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+        current = ""
+        for piece in _pieces(line):
+            if current.strip() and columns(current + piece.rstrip()) > width:
+                out.append(current.rstrip())
+                current = indent + piece.lstrip(" ")
+            else:
+                current += piece
+        out.append(current.rstrip())
+    return "\n".join(out)
