@@ -32,6 +32,7 @@ PLANTED = [
     ("ch5.unprune", "wrong_dim"),
     ("ch5.gather_bwd", "wrong_dim"),
     ("ch5.gather_bwd", "added_to_x"),      # found in review: a copy of x instead of zeros
+    ("ch5.histogram", "float_counts"),     # found in review: float counts, int64 expected
 ]
 
 
@@ -82,6 +83,21 @@ def test_plus_equals_by_indexing_is_named_like_scatter(name, fn, lang):
     r = run_check(name, fn, lang=lang)
     assert not r.passed and r.case == 1 and r.hint_key == "scatter_not_add", r.message
     assert "+= " in r.message
+    if name == "ch5.gather_bwd":  # the hint names the chapter's `t[i] += v` warning
+        assert "t[i] += v" in r.message
+
+
+def _histogram_float_counts(x, edges):
+    b = (x * (edges.numel() - 1)).long()
+    counts = torch.zeros(x.shape[0], edges.numel() - 1, device=x.device)
+    return counts.scatter_add_(1, b, torch.ones(b.shape, device=x.device))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_float_counts_get_the_float_counts_hint_not_the_generic_dtype_one(lang):
+    r = run_check("ch5.histogram", _histogram_float_counts, lang=lang)
+    assert not r.passed and r.hint_key == "float_counts", r.message
+    assert "torch.long" in r.message and "`.long()`" not in r.message
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -127,6 +127,8 @@ HISTOGRAM = Exercise(
         Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1)),
         Mistake("float_index", lambda x, e: _counts(x, e).scatter_add_(
             1, (x * (e.numel() - 1)).floor(), torch.ones_like(x, dtype=I64))),
+        Mistake("float_counts", lambda x, e: torch.zeros(
+            x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x))),
         Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1)),
         Mistake("no_minlength", lambda x, e: torch.stack([torch.bincount(r) for r in _bins(x, e)])),
     ],
@@ -345,6 +347,11 @@ MESSAGES = {
                 "`floor()` keeps the float dtype, and scatter needs an int64 index: use "
                 "`.long()` (the same as floor for values >= 0)."
             ),
+            "float_counts": (
+                "the counts are float: `torch.zeros(B, bins)` and `torch.ones_like(x)` are "
+                "float32. Count in int64: zeros with `dtype=torch.long` and "
+                "`torch.ones_like(b)` of the int64 bin numbers."
+            ),
             "one_histogram": (
                 "this counts the whole batch in one histogram; the task asks for one per "
                 "row, shape (B, bins): scatter_add_ along dim=1."
@@ -403,8 +410,10 @@ MESSAGES = {
         "gather_bwd": {
             "title": "The gradient of a gather",
             "scatter_not_add": (
-                "`scatter` (like `g[rows, index] += grad_out`) keeps one of the gradients "
-                "that meet at a repeated index; a value read twice gets both: `scatter_add_`."
+                "`g[rows, index] += grad_out`, like `t[i] += v` in the chapter, reads, adds "
+                "and writes back once per position, as `scatter` does: it keeps one of the "
+                "gradients that meet at a repeated index. A value read twice gets both: "
+                "`scatter_add_` (or `index_put_(..., accumulate=True)`)."
             ),
             "wrong_dim": (
                 "along dim=0 the index names a row; it names the column that row i read: "
@@ -452,6 +461,11 @@ MESSAGES = {
                 "`floor()` 不改变浮点 dtype，而 scatter 需要 int64 索引："
                 "改用 `.long()`（对 >= 0 的值与 floor 相同）。"
             ),
+            "float_counts": (
+                "计数成了浮点数：`torch.zeros(B, bins)` 和 `torch.ones_like(x)` 都是 float32。"
+                "应当用 int64 计数：全零张量加上 `dtype=torch.long`，"
+                "加的 1 用 int64 箱号的 `torch.ones_like(b)`。"
+            ),
             "one_histogram": (
                 "这样把整个批次统计成一个直方图；题目要求每行一个，形状为 (B, bins)："
                 "沿 dim=1 做 scatter_add_。"
@@ -474,7 +488,7 @@ MESSAGES = {
             "sum_not_mean": "这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。",
         },
         "unshuffle": {
-            "title": "撤销词元的打乱",
+            "title": "还原打乱的词元",
             "shuffle_again": (
                 "用 ids_shuffle 做 gather 等于再打乱一次。要么用 ids_shuff"
                 "le 做 scatter（把每个词元送回原处），"
@@ -504,9 +518,10 @@ MESSAGES = {
         "gather_bwd": {
             "title": "gather 的梯度",
             "scatter_not_add": (
-                "`scatter`（和 `g[rows, index] += grad_out` 一样）在重复索引处只留下相遇的梯度之一；"
-                "被读了两次的值应得到两份梯度："
-                "用 `scatter_add_`。"
+                "`g[rows, index] += grad_out` 和本章警告过的 `t[i] += v` 一样，"
+                "每个位置只读、加、写回一次，效果同 `scatter`：重复索引处只留下相遇的梯度之一。"
+                "被读了两次的值应得到两份梯度：用 `scatter_add_`"
+                "（或 `index_put_(..., accumulate=True)`）。"
             ),
             "wrong_dim": "沿 dim=0 时索引表示行号；这里它表示第 i 行读取的列号：用 dim=1。",
             "gather_back": (
