@@ -77,6 +77,11 @@ def _q_random(g: torch.Generator):
     return _vals(g, B, A), torch.randint(0, A, (B,), generator=g, dtype=I64)
 
 
+def _q_taken_detached(q, actions):
+    # the right values cut out of the graph: the loss could not train the Q-network
+    return q.detach().gather(1, actions.unsqueeze(1)).squeeze(1)
+
+
 Q_TAKEN = Exercise(
     name="ch3.q_taken",
     args=("q", "actions"),
@@ -89,6 +94,7 @@ Q_TAKEN = Exercise(
     ],
     random_case=_q_random,
     seed=301,
+    grad="same",
     mistakes=[
         Mistake("forgot_squeeze", lambda q, a: q.gather(1, a.unsqueeze(1))),
         Mistake("squeezed_batch", lambda q, a: q.gather(1, a.unsqueeze(1)).squeeze()),
@@ -392,6 +398,7 @@ EXERCISES = [Q_TAKEN, DQN_TARGET, DOUBLE_DQN_TARGET, POLICY_LOGPROBS, N_STEP_TAR
 #: Planted wrong answers with the right values and a wrong side effect, per exercise:
 #: ``(key, fn, kind)``, ``kind`` being what the checker reports (see the module docstring).
 SIDE_EFFECT_MISTAKES = {
+    "ch3.q_taken": [("detached", _q_taken_detached, "no_grad")],
     "ch3.dqn_target": [("target_with_grad", _dqn_no_grad_graph, "has_grad"),
                        ("in_place_reward", _dqn_in_place, "mutated_input")],
     "ch3.double_dqn_target": [("target_with_grad", _double_in_graph, "has_grad")],
