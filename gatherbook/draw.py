@@ -18,9 +18,10 @@ numbers on the left and column numbers on top, and a 3-d tensor a row of 2-d sli
 """
 from __future__ import annotations
 
+import contextvars
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -204,11 +205,21 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
 
 
 # --- what a picture shows ----------------------------------------------------------------------
+def _two_decimals(v: float) -> str:
+    return f"{v:.2f}"
+
+
+#: how a float cell is written; draw_tensors(float_format=...) sets it for one drawing
+_FLOAT_FORMAT: contextvars.ContextVar[Callable[[float], str]] = contextvars.ContextVar(
+    "float_format", default=_two_decimals)
+
+
 def _cell_texts(t: torch.Tensor) -> np.ndarray:
-    """The text of every cell, an object array of ``t``'s shape: floats with 2 decimals."""
+    """The text of every cell, an object array of ``t``'s shape: floats with 2 decimals (or as
+    ``draw_tensors(float_format=...)`` says)."""
     t = t.detach().cpu()
     if t.is_floating_point() or t.is_complex():
-        fmt = "{:.2f}".format
+        fmt = _FLOAT_FORMAT.get()
     else:
         fmt = str  # bool -> True/False, integers as they are
     texts = [fmt(v) for v in t.reshape(-1).tolist()]
@@ -545,7 +556,8 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
 
 @style.styled
 def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = None,
-                 mark: Mapping[str, torch.Tensor] | None = None) -> Figure:
+                 mark: Mapping[str, torch.Tensor] | None = None,
+                 float_format: Callable[[float], str] | None = None) -> Figure:
     """Draw a row of labelled grids, one per entry of ``tensors`` (label: key and shape).
 
     Shapes: each tensor has 0 to 3 dims (0-d: one cell; 3-d: a row of slices ``name[0]`` ...),
@@ -558,6 +570,8 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
         tensors: name -> tensor, drawn left to right in the mapping's order.
         title: optional text above the picture (code and numbers only: no CJK).
         mark: optional name -> bool tensor of the same shape as ``tensors[name]``.
+        float_format: optional function that writes a float cell (default: 2 decimals), e.g. the
+            exercise checker's, so that its picture and its text show the same numbers.
 
     Returns:
         The matplotlib Figure (made with pyplot, so Jupyter shows it once; end the cell with ``;``).
@@ -593,5 +607,12 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
                              f"{_shape(tensors[name])}; a mark needs the shape of its tensor.")
     if title is not None:
         _require_label("title", title)
-    panels = [_panel(name, t, _title(name, t), mark=mark.get(name)) for name, t in tensors.items()]
+    if float_format is not None and not callable(float_format):
+        raise TypeError(f"float_format must be a function float -> str (or None), "
+                        f"got {type(float_format).__name__}.")
+    token = _FLOAT_FORMAT.set(float_format or _two_decimals)
+    try:
+        panels = [_panel(name, t, _title(name, t), mark=mark.get(name)) for name, t in tensors.items()]
+    finally:
+        _FLOAT_FORMAT.reset(token)
     return _render([panels], title)

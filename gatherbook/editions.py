@@ -24,6 +24,8 @@ class Edition:
         config: the YAML merged over ``_config.yml`` for this edition (``None``: none).
         joins_lines: the script writes no spaces between words, so a line break inside a
             sentence of the source must not become a space on the page.
+        cjk_titles: exercise titles in full-width brackets, 「练习 1.1（…）」, and solution titles
+            in Chinese order, 「练习 1.1（…）的解答」 (book/_ext/exercise_titles.py).
     """
 
     code: str
@@ -32,11 +34,13 @@ class Edition:
     toc: str
     config: str | None = None
     joins_lines: bool = False
+    cjk_titles: bool = False
 
 
 EDITIONS: tuple[Edition, ...] = (
     Edition("en", "en", "English", "_toc.yml"),
-    Edition("zh", "zh-CN", "中文", "_toc_zh.yml", "book/zh/config.yml", joins_lines=True),
+    Edition("zh", "zh-CN", "中文", "_toc_zh.yml", "book/zh/config.yml", joins_lines=True,
+            cjk_titles=True),
 )
 
 #: The codes, in book order (the first is the default).
@@ -53,3 +57,13 @@ def edition(code: object, what: str = "lang") -> Edition:
         if e.code == code:
             return e
     raise ValueError(f"{what}={code!r} is not a language of this book; expected one of {', '.join(CODES)}.")
+
+
+def of_sphinx_language(language: object) -> Edition | None:
+    """The edition a Sphinx ``language`` setting (``"zh_CN"``, ``"zh-cn"``, ``"en"``) belongs to,
+    or ``None`` when it is none of the book's."""
+    wanted = str(language or "").lower().replace("-", "_")
+    for e in EDITIONS:
+        if wanted in (e.code, e.tag.lower().replace("-", "_")):
+            return e
+    return None

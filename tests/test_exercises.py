@@ -525,3 +525,25 @@ def test_fit_wraps_english_at_spaces_and_chinese_anywhere():
     zh = fit("可能的错误：" + "索引" * 30, width=40)
     assert [columns(line) <= 40 for line in zh.splitlines()] == [True] * len(zh.splitlines())
     assert fit("short") == "short"
+
+
+def test_the_picture_shows_the_numbers_the_text_shows():
+    """A float that the text writes as -0.0501 more than expected shows the same digits in the
+    picture (it used to round to two decimals)."""
+    from gatherbook.exercises import figure
+
+    for name in ALL:
+        ref = get(name).reference
+        r = run_check(name, lambda *a, ref=ref: ref(*a) - 0.0501, lang="en")
+        if r.kind == "values" and isinstance(r.got, torch.Tensor) and r.got.is_floating_point():
+            fig = figure(r)
+            if fig is not None:
+                break
+    else:
+        pytest.fail("no float exercise gives a values failure with a picture: this test checks nothing")
+    texts = {t.get_text() for ax in fig.axes for t in ax.texts}
+    plt.close(fig)
+    got = r.got.reshape(-1)[0].item()
+    from gatherbook.exercises._messages import scalar
+    assert scalar(got) in texts, (name, scalar(got), sorted(texts)[:20])
+    assert scalar(got) in r.message

@@ -22,7 +22,11 @@ FULL_OPEN, FULL_CLOSE = "（", "）"
 
 
 def _is_chinese(app: Sphinx) -> bool:
-    return str(app.config.language or "").lower().replace("-", "_").startswith("zh")
+    """Whether this build's edition writes its titles the Chinese way (gatherbook.editions)."""
+    from gatherbook.editions import of_sphinx_language
+
+    found = of_sphinx_language(app.config.language)
+    return bool(found and found.cjk_titles)
 
 
 def _full_width_brackets(parent: nodes.Element) -> None:

@@ -183,7 +183,8 @@ def figure(result: CheckResult) -> "Figure | None":
 
     mark = {"got": result.differs} if result.differs is not None else None
     try:
-        return draw_tensors({"expected": e, "got": g}, title=f"{result.name}  #{result.case}", mark=mark)
+        return draw_tensors({"expected": e, "got": g}, title=f"{result.name}  #{result.case}", mark=mark,
+                            float_format=_messages.scalar)  # the numbers the text shows
     except ValueError:  # too big (or shapes it cannot draw): the text says it all
         return None
 
