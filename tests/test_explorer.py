@@ -7,13 +7,12 @@ through torch here and through the page's JavaScript there, and must give the sa
 shape, error type and error message. Then the page is used as a reader uses it: keyboard edits
 redraw the output, the formula follows the pointer, both languages, a phone's width, ``file://``.
 
-The site is built once per session, shared with ``tests/test_site.py``
-(``site_helpers.build_site_once``). Without Chromium or Playwright the browser tests are skipped,
+The site is built once per session, shared with ``tests/test_site.py``, whose fixtures (build,
+server, browser) this module uses. Without Chromium or Playwright the browser tests are skipped,
 and fail when ``CI=true``.
 """
 from __future__ import annotations
 
-import os
 import random
 import re
 import sys
@@ -26,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
 
 PAGES = {"en": "en/book/en/explorer.html", "zh": "zh/book/zh/explorer.html"}
-CHROMIUM_ONLY_ERRORS = {"Got invalid theme mode: . Resetting to auto."}  # see test_site.py
 CJK = re.compile(r"[\u4e00-\u9fff]")
 PHONE = {"width": 390, "height": 844}
+CHAPTER_1 = {e: f"{e}/notebooks/{e}/01_gather_basics.html" for e in sh.EDITIONS}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,18 +135,12 @@ def writes_twice(case) -> bool:
 # ---------------------------------------------------------------------------------------------
 # The site and a browser (as in test_site.py; the build is shared)
 # ---------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "gatherbook-site"
-    info = sh.build_site_once(shared)
-    if info["returncode"] != 0:
-        pytest.fail("book/build.py failed (strict build: warnings are errors):\n" + info["log"][-6000:],
-                    pytrace=False)
-    return Path(info["site"])
+# The build (one per session, shared), the server and the browser of test_site.py.
+from test_site import ALLOWED_CONSOLE_ERRORS, base_url, browser, site  # noqa: E402,F401  (fixtures)
 
 
 def test_the_explorer_script_is_on_the_explorer_pages_only(site):
+    site = site["path"]
     for edition, page in PAGES.items():
         html = (site / page).read_text(encoding="utf8")
         assert "gather-explorer.js" in html and "gather-explorer.css" in html, page
@@ -155,31 +148,6 @@ def test_the_explorer_script_is_on_the_explorer_pages_only(site):
         assert (site / edition / "_static" / "gather-explorer.js").is_file()
         intro = (site / edition / "book" / edition / "intro.html").read_text(encoding="utf8")
         assert "gather-explorer" not in intro, f"the intro page of {edition} loads the explorer"
-
-
-@pytest.fixture(scope="module")
-def base_url(site):
-    with sh.serve(site) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = sh.browser_unavailable_reason()
-    if reason:
-        if sh.on_ci():
-            pytest.fail(f"CI=true, but the browser tests cannot run: {reason}.", pytrace=False)
-        pytest.skip(f"browser tests skipped: {reason} (with CI=true this is a failure)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        try:
-            chromium = pw.chromium.launch(executable_path=sh.chromium_path(), headless=True,
-                                          args=sh.CHROMIUM_ARGS)
-        except Exception as exc:
-            pytest.fail(f"Chromium at {sh.chromium_path()} did not start: {exc}", pytrace=False)
-        yield chromium
-        chromium.close()
 
 
 class Visit:
@@ -191,7 +159,7 @@ class Visit:
         inside = (site_prefix, "data:", "blob:", "about:")
         self.context.on("request", lambda r: r.url.startswith(inside) or self.outside.append(r.url))
         self.page = self.context.new_page()
-        self.page.on("console", lambda m: m.type == "error" and m.text not in CHROMIUM_ONLY_ERRORS
+        self.page.on("console", lambda m: m.type == "error" and m.text not in ALLOWED_CONSOLE_ERRORS
                      and self.errors.append(m.text))
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url} {r.failure}"))
@@ -209,8 +177,8 @@ class Visit:
 def visit(browser, base_url):
     opened = []
 
-    def open_(edition="en", **options):
-        v = Visit(browser, base_url + PAGES[edition], base_url, **options)
+    def open_(edition="en", path=None, **options):
+        v = Visit(browser, base_url + (path or PAGES[edition]), base_url, **options)
         opened.append(v)
         return v
 
@@ -386,6 +354,7 @@ def test_no_sideways_scroll_on_a_phone(visit, edition):
 
 
 def test_works_from_file_urls(browser, site):
+    site = site["path"]
     url = (site / PAGES["en"]).resolve().as_uri()
     v = Visit(browser, url, site.resolve().as_uri())
     try:
@@ -394,3 +363,31 @@ def test_works_from_file_urls(browser, site):
         assert not v.problems(), v.problems()
     finally:
         v.close()
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_chapter_1_embeds_the_small_explorer_and_links_the_page(site, visit, edition):
+    html = (site["path"] / CHAPTER_1[edition]).read_text(encoding="utf8")
+    if "data-gather-explorer" not in html:
+        pytest.skip(f"{CHAPTER_1[edition]} does not embed the explorer (yet): "
+                    "the {gather-explorer} snippet goes into chapter 1's notebooks")
+    v = visit(edition, path=CHAPTER_1[edition], viewport=PHONE, is_mobile=True, has_touch=True)
+    page = v.page
+    root = page.locator(".gather-explorer").first
+    assert root.get_attribute("data-compact") == "1"
+    assert root.locator("select").count() == 1, "the small explorer offers dim only"
+    entries = page.eval_on_selector_all(".gather-explorer [data-index-cell]",
+                                        "els => els.map(e => +e.getAttribute('aria-valuenow'))")
+    want = torch_case("gather", [3, 4], 1, [3, 2], entries)["want"]
+    assert [int(x) for x in out_values(page)] == want["values"]
+    page.locator(".gather-explorer [data-index-cell='0']").focus()
+    page.keyboard.press("ArrowDown" if entries[0] else "ArrowUp")
+    entries[0] += -1 if entries[0] else 1
+    assert [int(x) for x in out_values(page)] == torch_case("gather", [3, 4], 1, [3, 2], entries)["want"]["values"]
+    wide = page.evaluate("""() => [...document.querySelectorAll('.gather-explorer *')]
+        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).length""")
+    assert not wide, "the small explorer is wider than a phone"
+    explorer = PAGES[edition].split("/", 1)[1]
+    links = page.eval_on_selector_all("article a[href]", "els => els.map(a => a.href)")
+    assert any(link.split("#")[0].endswith(explorer) for link in links), "chapter 1 does not link the explorer page"
+    assert not v.problems(), v.problems()

@@ -603,8 +603,8 @@
             el("svg:rect", {x, y, width, height: CELL_H, fill: face, stroke: EDGE, "stroke-width": 1, class: "gx-face"}, g);
             el("svg:text", {x: x + width / 2, y: y + CELL_H / 2, fill: ink, class: "gx-value", "text-anchor": "middle", "dominant-baseline": "central"}, g, String(values[k]));
             if (opts.tagged && id >= 0) el("svg:text", {x: x + 3, y: y + 9, class: "gx-tag"}, g, String(id));
-            if (opts.bad && opts.bad.has(k)) el("svg:rect", {x: x + 2.5, y: y + 2.5, width: width - 5, height: CELL_H - 5, fill: "none", stroke: MARK, "stroke-width": 2.6, class: "gx-mark"}, g);
-            el("svg:rect", {x: x + 1, y: y + 1, width: width - 2, height: CELL_H - 2, fill: "none", class: "gx-ring"}, g);
+            if (opts.bad && opts.bad.has(k)) el("svg:rect", {x: x + 5, y: y + 5, width: width - 10, height: CELL_H - 10, fill: "none", stroke: MARK, "stroke-width": 2.2, class: "gx-mark"}, g);
+            el("svg:rect", {x: x + 1.5, y: y + 1.5, width: width - 3, height: CELL_H - 3, fill: "none", class: "gx-ring"}, g);
             if (name === "index") this.cells.index[k] = g;
             else if (name === "out" && this.state.op === "scatter") this.cells.big[k] = g;
             else if (name === "input") this.cells.big[k] = g;
