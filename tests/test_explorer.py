@@ -289,6 +289,7 @@ def test_shape_controls_and_scatter(visit):
     assert not want["ok"] and want["message"] in page.inner_text(".gx-result"), (want, page.inner_text(".gx-result"))
     # scatter
     page.select_option(".gx-controls select >> nth=0", "scatter")
+    assert page.inner_text(".gx-field-label >> nth=1") == "out shape · dims"  # zeros of that shape
     want = torch_case("scatter", [2, 3, 4], 0, ishape, entries)["want"]
     assert want["message"] in page.inner_text(".gx-result")
     sizes.nth(1).fill("2")
@@ -391,3 +392,20 @@ def test_chapter_1_embeds_the_small_explorer_and_links_the_page(site, visit, edi
     links = page.eval_on_selector_all("article a[href]", "els => els.map(a => a.href)")
     assert any(link.split("#")[0].endswith(explorer) for link in links), "chapter 1 does not link the explorer page"
     assert not v.problems(), v.problems()
+
+
+# ---------------------------------------------------------------------------------------------
+# The directive's options (no browser)
+# ---------------------------------------------------------------------------------------------
+def test_directive_options_are_checked():
+    sys.path.insert(0, str(sh.ROOT / "book" / "_ext"))
+    import gather_explorer
+
+    shape = gather_explorer._ints("shape")
+    assert shape(" 3, 4 ") == "3,4" and shape("-1") == "-1" and shape("") == ""
+    for bad in ("3x4", "3,,4", "a", "3.5"):
+        with pytest.raises(ValueError, match=r":shape: must be integers separated by commas"):
+            shape(bad)
+    assert gather_explorer._op("scatter") == "scatter"
+    with pytest.raises(ValueError):
+        gather_explorer._op("take")

@@ -259,7 +259,7 @@
       const controls = el("div", {class: "gx-controls"}, root);
       if (!this.compact) {
         this.opSelect = this.select(controls, t.op, ["gather", "scatter"], (v) => { this.state.op = v; this.render(); });
-        this.inputNdim = this.select(controls, this.shapeLabel("input") + " · " + t.ndim, ["1", "2", "3"], (v) => this.setInputNdim(+v));
+        this.inputNdim = this.select(controls, t.inputShape + " · " + t.ndim, ["1", "2", "3"], (v) => this.setInputNdim(+v));
         this.inputSizes = el("span", {class: "gx-sizes"}, controls);
       }
       this.dimSelect = this.select(controls, t.dim, [], (v) => this.setDim(+v));
@@ -291,8 +291,6 @@
         this.code = el("code", {class: "gx-code-text"}, code);
       }
     }
-
-    shapeLabel(name) { return name === "input" ? this.t.inputShape : this.t.indexShape; }
 
     select(parent, label, options, onChange) {
       const wrap = el("label", {class: "gx-field"}, parent);
@@ -327,6 +325,8 @@
       if (this.compact) return;
       this.opSelect.value = st.op;
       this.inputNdim.value = String(n);
+      // scatter writes into zeros of this shape: the field names out, not input
+      this.inputNdim.previousSibling.textContent = (st.op === "scatter" ? this.t.selfShape : this.t.inputShape) + " · " + this.t.ndim;
       this.indexNdim.value = String(st.indexShape.length);
       this.sizeInputs(this.inputSizes, st.inputShape, 1, st.op === "scatter" ? this.t.selfShape : this.t.inputShape,
         (d, v) => { st.inputShape[d] = v; this.render(); });
@@ -443,8 +443,7 @@
       this.last = r;
       // colour ids: every cell read (gather) or written (scatter) gets one, in row-major order
       const linked = r.links && (r.ok || r.stage === "value") ? r.links : null;
-      const big = scatter ? st.inputShape : st.inputShape;
-      const bigIds = new Array(prod(big)).fill(-1);
+      const bigIds = new Array(prod(st.inputShape)).fill(-1);  // input (gather) or out (scatter)
       if (linked) {
         [...new Set(linked.filter((s) => s >= 0))].sort((a, b) => a - b).forEach((s, id) => { bigIds[s] = id; });
       }
@@ -456,7 +455,6 @@
       this.figure.textContent = "";
       this.figure.setAttribute("aria-label", scatter ? this.t.figureScatter : this.t.figure);
       this.cells = {index: {}, big: {}, small: {}};
-      const out = {name: "out", shape: r.ok ? r.shape : null};
       if (!scatter) {
         this.panel("input", `input  ${tuple(st.inputShape)}`, st.inputShape, xvalues, bigIds, {arrow: d, arrowLabel: dimLabel, quiet: !!linked});
         this.panel("index", `index  ${tuple(st.indexShape)}`, st.indexShape, st.index, smallIds, {editable: true, bad: badSet, tagged});
@@ -470,7 +468,6 @@
             {arrow: d, arrowLabel: dimLabel, quiet: true, bad: twice, tagged});
         }
       }
-      void out;
       // the result line
       this.result.textContent = "";
       this.result.className = "gx-result" + (r.ok ? "" : " gx-error");
