@@ -109,11 +109,14 @@ def build_site_once(shared: Path) -> dict:
             src, site = shared / "src", shared / "site"
             start = time.perf_counter()
             copy_sources(src)
+            before = _tree(src)
             result = subprocess.run([sys.executable, str(src / "book" / "build.py"), "--out", str(site)],
                                     cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
             log = result.stdout.decode("utf8", "replace")
             info = {"site": str(site), "returncode": result.returncode, "log": log,
+                    # files the build made in the source tree outside _build/ (issue 10: none)
+                    "made_outside_build": sorted(_tree(src) - before),
                     "seconds": round(time.perf_counter() - start, 2),
                     "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "pid": os.getpid()}
             with open(shared / "builds.jsonl", "a", encoding="utf8") as builds:
@@ -122,6 +125,13 @@ def build_site_once(shared: Path) -> dict:
             return info
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _tree(root: Path) -> set[str]:
+    """The files under ``root`` outside ``_build/`` and Python caches, as relative paths."""
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")
+            if p.is_file() and p.relative_to(root).parts[0] != "_build"
+            and "__pycache__" not in p.parts}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,3 +42,4 @@ def test_translations_are_compiled_in_a_copy_under_the_work_folder(tmp_path):
     (folder,) = zh["sphinx"]["config"]["locale_dirs"]
     assert Path(folder).is_relative_to(tmp_path)
     assert (Path(folder) / "zh_CN" / "LC_MESSAGES" / "sphinx.po").is_file()
+

@@ -121,6 +121,11 @@ def site(tmp_path_factory):
     return info
 
 
+def test_the_build_writes_nothing_outside_build(site):
+    """`make book` keeps everything it makes under _build/ (the source tree stays clean)."""
+    assert site["made_outside_build"] == [], site["made_outside_build"]
+
+
 @pytest.fixture(scope="module")
 def base_url(site):
     with sh.serve(site["path"]) as url:

@@ -1,6 +1,6 @@
 """The "Run it yourself" download: everything a reader needs to run the book, as one zip.
 
-Built at build time into ``book/_generated/run/gather-book.zip`` (never committed) from the files
+Built at build time into ``_build/run/gather-book.zip`` (never committed) from the files
 of the working tree, and linked from ``book/<lang>/run.md`` with ``{download}``. The zip holds one
 folder, ``gather-book/``, with the notebooks of both languages, the helper package, and the files
 that install and run them. Its bytes depend only on those files (fixed time stamps, sorted names).
@@ -17,7 +17,7 @@ import yaml
 
 ZIP_NAME = "gather-book.zip"
 FOLDER = "gather-book"
-GENERATED = Path("book") / "_generated" / "run"
+GENERATED = Path("_build") / "run"  # generated files stay in _build
 # What the reader needs: (pattern under the source root, glob)
 CONTENTS = [
     ("notebooks/en", "*.ipynb"), ("notebooks/zh", "*.ipynb"),
