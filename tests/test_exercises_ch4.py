@@ -26,6 +26,7 @@ PLANTED = [
     ("ch4.top_k_in_image_order", "forgot_expand"),
     ("ch4.top_k_patches", "gather_dim2"),                # the wrong dim
     ("ch4.top_k_patches", "topk_dim0"),
+    ("ch4.top_k_patches", "image_order"),  # found by the new-reader review
     ("ch4.top_k_in_image_order", "sort_dim0"),
     ("ch4.mask_and_restore", "restore_argsort_dim0"),
     ("ch4.mask_and_restore", "restore_with_perm"),       # the permutation instead of its inverse

@@ -99,6 +99,7 @@ TOP_K_PATCHES = Exercise(
                                                       x.shape[2]))),
         Mistake("topk_dim0",
                 lambda x, s, k: x.gather(1, _expanded(s.topk(k, dim=0).indices.T, x.shape[2]))),
+        Mistake("image_order", lambda x, s, k: top_k_in_image_order(x, s, k)),
     ],
 )
 
@@ -420,6 +421,9 @@ MESSAGES = {
                             "axis), so gather along dim=1."),
             "smallest": ("you kept the k lowest scores: `topk` keeps the largest by default "
                          "(`largest=False` and an ascending `argsort` give the smallest)."),
+            "image_order": ("these are the right patches in image order; this exercise asks for "
+                            "score order, highest first, as `topk` returns them: do not sort the "
+                            "indices."),
             "topk_dim0": ("`topk(k, dim=0)` ranks the images against each other, patch by patch; "
                           "each image ranks its own patches: `scores.topk(k, dim=1)`."),
         },
@@ -491,6 +495,8 @@ MESSAGES = {
                             "索引是图像块的编号（N 那一维），应沿 dim=1 做 gather。"),
             "smallest": ("你保留的是得分最低的 k 个：`topk` 默认取最大的"
                          "（`largest=False` 或升序的 `argsort` 取的是最小的）。"),
+            "image_order": "图像块选对了，但按的是图像中的顺序；本题要的是得分顺序，最高的在前，"
+                           "正是 `topk` 返回的顺序：不要给索引排序。",
             "topk_dim0": ("`topk(k, dim=0)` 是在每个图像块位置上比较不同图像；"
                           "每张图像应给自己的图像块排序：`scores.topk(k, dim=1)`。"),
         },
