@@ -341,9 +341,9 @@ def test_no_sideways_scroll_on_a_phone(visit, edition):
                     field.fill("6")
                     field.dispatch_event("change")
             page.select_option(".gx-controls select >> nth=0", "scatter")
-        widths.append(page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]"))
+        widths.append(page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]"))
         wide = page.evaluate("""() => [...document.querySelectorAll('.gather-explorer *')]
-            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
             .map(e => e.tagName + '.' + (e.getAttribute('class') || '')).slice(0, 5)""")
         assert not wide, f"{setup}: wider than the screen: {wide}"
     for scroll, inner in widths:
@@ -386,7 +386,7 @@ def test_chapter_1_embeds_the_small_explorer_and_links_the_page(site, visit, edi
     entries[0] += -1 if entries[0] else 1
     assert [int(x) for x in out_values(page)] == torch_case("gather", [3, 4], 1, [3, 2], entries)["want"]["values"]
     wide = page.evaluate("""() => [...document.querySelectorAll('.gather-explorer *')]
-        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1).length""")
+        .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length""")
     assert not wide, "the small explorer is wider than a phone"
     explorer = PAGES[edition].split("/", 1)[1]
     links = page.eval_on_selector_all("article a[href]", "els => els.map(a => a.href)")

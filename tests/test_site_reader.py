@@ -230,7 +230,7 @@ def test_a_search_hit_leads_to_the_match_highlighted(site, base_url, browser):
 WIDTHS_JS = """() => {
   const doc = document.scrollingElement || document.documentElement;
   const wide = [...document.querySelectorAll('article.bd-article *')]
-      .filter(e => e.getBoundingClientRect().right > innerWidth + 1 && !e.closest('.pst-scrollable-table-container, table, div.cell_output div.output, pre, .highlight, mjx-container'))
+      .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest('.pst-scrollable-table-container, table, div.cell_output div.output, pre, .highlight, mjx-container'))
       .slice(0, 3).map(e => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 60));
   const value_px = %(value_px)s;
   const figures = [...document.querySelectorAll('article.bd-article .cell_output img')].map(i => {
@@ -238,7 +238,9 @@ WIDTHS_JS = """() => {
       return {src: i.getAttribute('src'), natural: i.naturalWidth, shown: r.width,
               value_px: i.naturalWidth ? r.width / i.naturalWidth * value_px : 0};
   });
-  return {scroll: doc.scrollWidth, width: innerWidth, wide, figures};
+  // the screen's width: on a phone, innerWidth grows with an over-wide page (the browser zooms
+  // out), so it cannot be the yardstick; clientWidth stays the device width
+  return {scroll: doc.scrollWidth, width: document.documentElement.clientWidth, wide, figures};
 }""" % {"value_px": VALUE_PT * FIGURE_DPI / 72}
 
 
