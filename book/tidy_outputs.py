@@ -1,0 +1,59 @@
+"""Cut the executing machine's paths out of the notebooks' stored outputs (``make execute`` runs it).
+
+A cell that is meant to raise stores IPython's traceback, whose frames name absolute paths
+(``/home/someone/repo/gatherbook/logprobs.py``, ``/.../site-packages/torch/_tensor.py``); a
+warning names them too. The downloadable notebooks should not carry the machine that executed
+them: this keeps each path from the package's own folder or the module on, as the site does
+(book/_ext/reader_tracebacks.py). nbval compares neither tracebacks nor these paths' prefixes,
+so the notebooks' tests are unaffected.
+
+Usage: python book/tidy_outputs.py NOTEBOOK.ipynb [...]
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import nbformat
+
+_spec = importlib.util.spec_from_file_location(
+    "reader_tracebacks", Path(__file__).resolve().parent / "_ext" / "reader_tracebacks.py")
+_tracebacks = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_tracebacks)
+strip_machine_paths = _tracebacks.strip_machine_paths
+
+
+def tidy(nb) -> int:
+    """Strip machine paths from ``nb``'s outputs in place; returns how many texts changed."""
+    changed = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                new = [strip_machine_paths(line) for line in out.get("traceback", [])]
+                changed += sum(a != b for a, b in zip(new, out["traceback"]))
+                out["traceback"] = new
+            elif out.get("output_type") == "stream":
+                new = strip_machine_paths(out.get("text", ""))
+                changed += new != out.get("text", "")
+                out["text"] = new
+    return changed
+
+
+def main(paths: list[str]) -> int:
+    if not paths:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    for path in paths:
+        p = Path(path)
+        if p.suffix != ".ipynb" or not p.is_file():
+            print(f"tidy_outputs: {path!r} is not a notebook file (.ipynb)", file=sys.stderr)
+            return 2
+        nb = nbformat.read(p, as_version=4)
+        if tidy(nb):
+            nbformat.write(nb, p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
