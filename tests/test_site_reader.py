@@ -369,6 +369,10 @@ def test_run_page_offers_everything_needed_as_one_zip(site, edition):
     want |= {f"gather-book/{p.relative_to(sh.ROOT).as_posix()}" for p in (sh.ROOT / "gatherbook").rglob("*.py")
              if "__pycache__" not in p.parts}
     want |= {f"gather-book/{f}" for f in ("requirements.txt", "pyproject.toml", "Makefile", "README.md")}
+    # package data the notebooks read (chapter 6 shows a recorded benchmark run)
+    want |= {f"gather-book/{p.relative_to(sh.ROOT).as_posix()}"
+             for p in (sh.ROOT / "gatherbook" / "bench_results").glob("*.json")}
+    assert any("bench_results" in w for w in want)
     assert want <= names, f"{target} lacks {sorted(want - names)}"
     assert all(n.startswith("gather-book/") and "__pycache__" not in n for n in names), sorted(names)
     text = article_text(site["path"] / page)

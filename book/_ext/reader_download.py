@@ -21,7 +21,7 @@ GENERATED = Path("_build") / "run"  # generated files stay in _build
 # What the reader needs: (pattern under the source root, glob)
 CONTENTS = [
     ("notebooks/en", "*.ipynb"), ("notebooks/zh", "*.ipynb"),
-    ("gatherbook", "**/*.py"),
+    ("gatherbook", "**/*.py"), ("gatherbook", "bench_results/*.json"),  # ch6 shows a recorded run
     (".", "requirements.txt"), (".", "pyproject.toml"), (".", "Makefile"), (".", "README.md"),
 ]
 _EPOCH = (2026, 1, 1, 0, 0, 0)
