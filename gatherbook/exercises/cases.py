@@ -107,3 +107,18 @@ def pick(x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 def expanded(idx: torch.Tensor, d: int) -> torch.Tensor:
     """(B, K) -> (B, K, d): each position repeated for every feature."""
     return idx.unsqueeze(-1).expand(-1, -1, d)
+
+
+def case_builders(inputs, lo: int, hi: int):
+    """``(random_case, fixed_case)`` for an exercise whose inputs depend on two sizes.
+
+    ``inputs(g, a, b)`` makes the inputs from a generator; ``random_case(g)`` draws two different
+    sizes in ``[lo, hi]`` first, ``fixed_case(a, b, seed)`` uses the given sizes and its own seed.
+    """
+    def random_case(g: torch.Generator):
+        return inputs(g, *distinct(g, lo, hi))
+
+    def fixed_case(a: int, c: int, seed: int):
+        return inputs(torch.Generator().manual_seed(seed), a, c)
+
+    return random_case, fixed_case
