@@ -186,15 +186,15 @@ def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
 
 def _sequence_bare_squeeze(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     targets = labels[:, 1:]
-    logp = logp(logits[:, :-1]).gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze()
-    return (logp * (targets != PAD)).sum(-1)
+    lp = logp(logits[:, :-1]).gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze()
+    return (lp * (targets != PAD)).sum(-1)
 
 
 def _sequence_summed_whole_batch(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     targets = labels[:, 1:]
     mask = targets != PAD
-    logp = pick(logp(logits[:, :-1]), targets.clamp(min=0))
-    return logp[mask].sum()  # lp[mask] is 1D: every row's values in one line
+    lp = pick(logp(logits[:, :-1]), targets.clamp(min=0))
+    return lp[mask].sum()  # lp[mask] is 1D: every row's values in one line
 
 
 def _padded(g: torch.Generator, V: int, B: int, L: int) -> torch.Tensor:
