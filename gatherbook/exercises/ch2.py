@@ -181,7 +181,7 @@ def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
     targets = labels[:, 1:]
     mask = targets != PAD
     logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
-    return (logp * mask).sum(-1)
+    return torch.where(mask, logp, 0.0).sum(-1)  # not `logp * mask`: 0 * -inf is nan
 
 
 def _sequence_bare_squeeze(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -229,12 +229,19 @@ SEQUENCE_LOGPROB = Exercise(
         (_fixed_logits(2, 3, 7, 24), t([[6, 6, 6], [2, PAD, PAD]])),
         (_fixed_logits(3, 2, 4, 25), t([[1, 2], [0, PAD], [3, 3]])),                  # L == 2, B > 1
         _underflow((_fixed_logits(2, 4, 5, 26), t([[4, 1, 3, PAD], [0, 2, 2, 1]])), 0, 2),
+        (with_value(_fixed_logits(2, 4, 5, 27), (0, 1, 0), float("-inf")),   # the dummy id 0 at a padded
+         t([[4, 1, PAD, PAD], [0, 2, 2, 1]])),                               # target has log-prob -inf
     ],
     random_case=_sequence_random,
     seed=203,
     grad="same",
     atol=ATOL,
     mistakes=[
+        Mistake("times_mask",
+                lambda logits, labels: (pick(logp(logits[:, :-1]), labels[:, 1:].clamp(min=0))
+                                        * (labels[:, 1:] != PAD)).sum(-1),
+                en="multiplying by the mask gives nan where the dummy id's log-prob is -inf (a token the model rules out, e.g. a masked vocabulary), because 0 * -inf is nan: select instead, `torch.where(mask, logp, 0.0)`, then sum.",
+                zh="乘以掩码时，如果占位 id 的对数概率是 -inf（模型排除的词元，例如被屏蔽的词表项），结果就是 nan，因为 0 * -inf 等于 nan：应改为选择，`torch.where(mask, logp, 0.0)`，再求和。"),
         Mistake(
             "gather_sees_pad",
             lambda logits, labels: (pick(logp(logits[:, :-1]), labels[:, 1:]) * (labels[:, 1:] != PAD)).sum(-1),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises.cases import ATOL, I64, PAD, between, distinct, floats, t
+from gatherbook.exercises.cases import ATOL, I64, PAD, between, distinct, floats, t, with_value
 
 
 
@@ -76,7 +76,7 @@ def label_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """
     mask = labels != PAD
     safe = labels.masked_fill(~mask, 0)
-    return logp.gather(-1, safe.unsqueeze(-1)).squeeze(-1) * mask
+    return torch.where(mask, logp.gather(-1, safe.unsqueeze(-1)).squeeze(-1), 0.0)  # not `* mask`: 0 * -inf is nan
 
 
 def _labels(g: torch.Generator, V: int, B: int, L: int) -> torch.Tensor:
@@ -107,6 +107,8 @@ LABEL_LOGP = Exercise(
         (_logp(65, 2, 4, 5), t([[0, 3, PAD, PAD], [4, 0, 1, 2]])),    # id 0 is a token
         (_logp(66, 1, 3, 4), t([[2, PAD, PAD]])),                     # B == 1
         (_logp(67, 3, 2, 6), t([[PAD, PAD], [5, 0], [1, PAD]])),     # a row with nothing scored
+        (with_value(_logp(68, 2, 3, 4), (0, 2, 0), float("-inf")),    # the dummy id's log-prob is -inf
+         t([[1, 2, PAD], [0, 3, 1]])),                                 # (a masked vocabulary)
     ],
     random_case=_masked_random,
     seed=602,
@@ -114,12 +116,17 @@ LABEL_LOGP = Exercise(
     atol=ATOL,
     mistakes=[
         Mistake("gather_sees_pad", lambda logp, labels: logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1),
-                en="gather read the label -100 and raised: replace padding by a valid dummy id (`labels.masked_fill(~mask, 0)`), gather, then multiply by `mask`.",
-                zh="gather 读到了标签 -100 并报错：先把填充换成一个合法的占位 id（`labels.masked_fill(~mask, 0)`），再 gather，最后乘以 `mask`。"),
+                en="gather read the label -100 and raised: replace padding by a valid dummy id (`labels.masked_fill(~mask, 0)`), gather, then keep the result only where `mask`: `torch.where(mask, picked, 0.0)`.",
+                zh="gather 读到了标签 -100 并报错：先把填充换成一个合法的占位 id（`labels.masked_fill(~mask, 0)`），再 gather，最后只在 `mask` 处保留结果：`torch.where(mask, picked, 0.0)`。"),
         Mistake("clamp_only",
                 lambda logp, labels: logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1),
-                en="`clamp(min=0)` turned -100 into the id 0 and gather read token 0's log-prob at every padding position: multiply the result by `mask = labels != -100`.",
-                zh="`clamp(min=0)` 把 -100 变成了 id 0，于是每个填充位置都读到了词元 0 的对数概率：把结果乘以 `mask = labels != -100`。"),
+                en="`clamp(min=0)` turned -100 into the id 0 and gather read token 0's log-prob at every padding position: keep the result only where `mask = labels != -100`, with `torch.where(mask, picked, 0.0)`.",
+                zh="`clamp(min=0)` 把 -100 变成了 id 0，于是每个填充位置都读到了词元 0 的对数概率：用 `torch.where(mask, picked, 0.0)` 只在 `mask = labels != -100` 处保留结果。"),
+        Mistake("times_mask",
+                lambda logp, labels: (logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+                                      * (labels != PAD)),
+                en="multiplying by the mask gives nan where the dummy id's log-prob is -inf (a token the model rules out), because 0 * -inf is nan: select instead, `torch.where(mask, picked, 0.0)`.",
+                zh="乘以掩码时，如果占位 id 的对数概率是 -inf（模型排除的词元），结果就是 nan，因为 0 * -inf 等于 nan：应改为选择，`torch.where(mask, picked, 0.0)`。"),
         Mistake("zero_is_padding",
                 lambda logp, labels: (logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
                                       * (labels > 0)),
