@@ -1,4 +1,4 @@
-"""gatherbook.tinylm (the chapter's tiny language model) and gatherbook.draw_logprobs (its pictures)."""
+"""gatherbook.tinylm (the chapter's tiny language model); its pictures are tested in tests/unit/test_figures.py."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -7,7 +7,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from gatherbook import draw_logprobs  # noqa: E402
 from gatherbook.tinylm import ALICE, CharVocab, TinyLM  # noqa: E402
 
 
@@ -46,28 +45,6 @@ def test_model_is_causal_and_shaped():
     assert torch.equal(model(far)[:, 6], logits[:, 6])
     with pytest.raises(ValueError, match=r"\(B, L\) integer tensor; got shape \(7,\)"):
         model(ids[0])
-
-
-def test_figures_are_white_and_reject_bad_input():
-    figs = [
-        draw_logprobs.draw_shift("Alice was"),
-        draw_logprobs.draw_char_logprobs({"a": ("abc", torch.tensor([-1.0, -20.0]))}, title="t"),
-        draw_logprobs.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]), ["pad", "prompt", "done"]),
-        draw_logprobs.draw_peaks({"x": 3_000_000, "y": 1_000_000}, reference=4_000_000),
-        draw_logprobs.draw_errors([0, 1], {"e": [1e-3, 1e-2], "f": [0.0, 1e-6]}, xlabel="c"),
-    ]
-    for fig in figs:
-        assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
-    with pytest.raises(ValueError, match=r"must be a tensor of shape \(2,\).*got \(3,\)"):
-        draw_logprobs.draw_char_logprobs({"a": ("abc", torch.zeros(3))})
-    with pytest.raises(ValueError, match="ASCII"):
-        draw_logprobs.draw_shift("日本")
-    with pytest.raises(ValueError, match="at most 24"):
-        draw_logprobs.draw_shift("x" * 25)
-    with pytest.raises(ValueError, match=r"values must lie in \[0, 2\)"):
-        draw_logprobs.draw_token_mask(["ab"], torch.tensor([[0, 2]]), ["pad", "text"])
-    with pytest.raises(ValueError, match="2 values for 3 x positions"):
-        draw_logprobs.draw_errors([0, 1, 2], {"e": [1, 2]}, xlabel="c")
 
 
 def test_bad_arguments_are_named():

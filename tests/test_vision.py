@@ -1,4 +1,4 @@
-"""gatherbook.vision and gatherbook.draw_vision: the sample image, patches, and their pictures."""
+"""gatherbook.vision and gatherbook.figures.images: the sample image, patches, and their pictures."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,7 +8,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from gatherbook.draw_vision import draw_patch_rows, draw_patches  # noqa: E402
+from gatherbook.figures.images import draw_patch_rows, draw_patches  # noqa: E402
 from gatherbook.vision import patchify, sample_image, unpatchify  # noqa: E402
 
 
@@ -121,30 +121,6 @@ def test_draw_patches_stacks_panels_vertically():
     assert fig.get_figwidth() <= 4
 
 
-def test_draw_patches_rejects_bad_input():
-    x = _image_patches()
-    with pytest.raises(TypeError, match="panels must be a mapping"):
-        draw_patches(x, (4, 4))
-    with pytest.raises(ValueError, match="panels is empty"):
-        draw_patches({}, (4, 4))
-    with pytest.raises(ValueError, match=r"has N=16 patches but grid=\(4, 3\) holds 12"):
-        draw_patches({"x": x}, (4, 3))
-    with pytest.raises(ValueError, match="must be a 2-d floating-point tensor"):
-        draw_patches({"x": x.unsqueeze(0)}, (4, 4))
-    with pytest.raises(ValueError, match="patch numbers from 0 to 16; they must be in \\[0, 16\\)"):
-        draw_patches({"x": x}, (4, 4), keep={"x": torch.tensor([0, 16])})
-    with pytest.raises(ValueError, match="keep has the key 'y', which is not a panel"):
-        draw_patches({"x": x}, (4, 4), keep={"y": torch.tensor([0])})
-    with pytest.raises(ValueError, match="1-d integer tensor of patch numbers"):
-        draw_patches({"x": x}, (4, 4), labels={"x": torch.tensor([0.0])})
-    with pytest.raises(TypeError, match="grid must be a tuple"):
-        draw_patches({"x": x}, 4)
-    with pytest.raises(ValueError, match="channels must be 1 or 3"):
-        draw_patches({"x": x}, (4, 4), channels=2)
-    with pytest.raises(TypeError, match="a key of panels must be a non-empty ASCII str"):
-        draw_patches({"图": x}, (4, 4))
-
-
 # --- draw_patch_rows ---------------------------------------------------------------------------
 
 def test_draw_patch_rows_lays_out_the_sequence_in_its_order():
@@ -161,22 +137,3 @@ def test_draw_patch_rows_lays_out_the_sequence_in_its_order():
     assert [t.get_text() for t in fig.axes[0].texts] == ["9", "2", "14"]
     assert [t.get_text() for t in fig.axes[1].texts] == ["0"]
     assert fig.axes[0].get_title() == "kept  (3, 108)"
-
-
-def test_draw_patch_rows_rejects_bad_input():
-    x = _image_patches()
-    with pytest.raises(ValueError, match="ids\\['x'\\] has 2 entries but its patches have 3"):
-        draw_patch_rows({"x": x[:3]}, ids={"x": torch.tensor([1, 2])})
-    with pytest.raises(ValueError, match="has D=27 but the first entry has D=108"):
-        draw_patch_rows({"x": x[:3], "y": torch.rand(2, 27)})
-    with pytest.raises(ValueError, match="per_row must be at least 1"):
-        draw_patch_rows({"x": x}, per_row=0)
-    with pytest.raises(TypeError, match="per_row must be an int"):
-        draw_patch_rows({"x": x}, per_row="8")
-    with pytest.raises(ValueError, match="rows is empty"):
-        draw_patch_rows({})
-    with pytest.raises(ValueError, match="has no patches"):
-        draw_patch_rows({"x": x[:0]})
-    with pytest.raises(TypeError, match="rows\\['x'\\] must be a torch.Tensor"):
-        draw_patch_rows({"x": [1.0]})
-

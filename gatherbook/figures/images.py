@@ -74,7 +74,7 @@ def _to_rgb(img: torch.Tensor) -> np.ndarray:
 
 def _label(ax, x: float, y: float, text: str) -> None:
     ax.text(x, y, text, ha="center", va="center", fontsize=FS_LABEL, color=PAPER,
-            fontweight="bold", path_effects=[pe.withStroke(linewidth=2.2, foreground="black")])
+            fontweight="bold", path_effects=[pe.withStroke(linewidth=2.2, foreground=INK)])
 
 
 @styled
