@@ -122,6 +122,10 @@ def draw_char_logprobs(
     Colours run on the colour-blind-safe ``cividis`` scale from dark blue at ``vmin`` (and
     below, a negative number) to yellow at 0; each letter is white or dark, whichever
     contrasts more with its cell. Texts: at most 48 ASCII characters; labels at most 24.
+
+    Characters keep one size (:data:`~gatherbook.figures.style.FS_CHAR`): a text longer than
+    a line of the figure wraps, at the same column in every row, so rows stay comparable
+    letter by letter; each line starts with the position of its first character.
     """
     args.mapping("rows", rows)
     if not args.reals("vmin", [vmin])[0] < 0:
@@ -141,32 +145,44 @@ def draw_char_logprobs(
             )
         checked.append((_check_text("label", str(label), "draw_char_logprobs", 24), text,
                         logp.detach().float().cpu().numpy()))
-    width = max(len(t) for _, t, _ in checked)
-    rh = 0.5  # inches per row
-    label_w = max(len(lbl) for lbl, _, _ in checked) * 0.11 + 0.35
-    cw = min(0.25, (style.MAX_WIDTH - label_w - 1.1) / width)  # inches per character
-    char_size = min(style.FS_CHAR, cw * 72 / style.EM * 0.85)
-    fig_w = label_w + cw * width + 1.1
-    fig_h = rh * len(checked) + 0.35 + (0.35 if title else 0)
+    longest = max(len(t) for _, t, _ in checked)
+    cw, ch, left, gap = 0.24, 0.3, 0.35, 0.06  # inches: cell width and height, line numbers, gap
+    per_line = int((style.MAX_WIDTH - left - 0.1) // cw)
+    lines = -(-longest // per_line)
+    cols = -(-longest // lines)  # balanced lines, the same break in every row
+    head, bar_h = (0.35 if title else 0.05), 0.62
+    row_h = 0.24 + lines * (ch + gap)  # the label, then the lines of text
+    fig_w, fig_h = left + cols * cw + 0.1, head + row_h * len(checked) + bar_h
     fig = _figure(fig_w, fig_h)
-    ax = fig.add_axes((label_w / fig_w, 0.2 / fig_h, cw * width / fig_w, rh * len(checked) / fig_h))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, fig_w)
+    ax.set_ylim(0, fig_h)
+    ax.axis("off")
     cmap = plt.get_cmap(CHAR_CMAP)
     norm = plt.Normalize(vmin=vmin, vmax=0.0)
-    for r, (label, text, logp) in enumerate(checked):
-        y = len(checked) - 1 - r
-        ax.text(-0.3, y + 0.5, label, ha="right", va="center", fontsize=style.FS_VALUE, color=_INK)
-        for t, c in enumerate(text):
-            face = _GREY if t == 0 else cmap(norm(max(float(logp[t - 1]), vmin)))
-            _box(ax, t, y + 0.06, c if c != " " else "", face, size=char_size, lw=0.5, color=style.ink_on(face))
-    ax.set_xlim(0, width)
-    ax.set_ylim(0, len(checked) + 0.06)
-    ax.axis("off")
-    cax = fig.add_axes(((label_w + cw * width + 0.2) / fig_w, 0.2 / fig_h, 0.1 / fig_w, rh * len(checked) / fig_h))
-    bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax)
-    bar.set_label("logp", fontsize=style.FS_LABEL)
+    y = fig_h - head
+    for label, text, logp in checked:
+        ax.text(left, y - 0.12, label, ha="left", va="center", fontsize=style.FS_LABEL, color=_INK)
+        top = y = y - 0.24
+        for start in range(0, len(text), cols):
+            y -= ch + gap
+            ax.text(left - 0.08, y + ch / 2, str(start), ha="right", va="center",
+                    fontsize=style.FS_NUMBER, color=_MUTED)
+            for t in range(start, min(start + cols, len(text))):
+                face = _GREY if t == 0 else cmap(norm(max(float(logp[t - 1]), vmin)))
+                x = left + (t - start) * cw
+                ax.add_patch(Rectangle((x, y), cw, ch, facecolor=face, edgecolor=_EDGE, linewidth=0.5))
+                if text[t] != " ":
+                    ax.text(x + cw / 2, y + ch / 2, text[t], ha="center", va="center",
+                            fontsize=style.FS_CHAR, color=style.ink_on(face))
+        y = top - lines * (ch + gap)
+    bar_w = min(2.6, cols * cw - 0.6)
+    cax = fig.add_axes((left / fig_w, 0.3 / fig_h, bar_w / fig_w, 0.14 / fig_h))
+    bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
     bar.ax.tick_params(labelsize=style.FS_NUMBER)
+    ax.text(left + bar_w + 0.1, 0.37, "logp", ha="left", va="center", fontsize=style.FS_LABEL, color=_INK)
     if title:
-        fig.suptitle(title, x=0.02, ha="left", fontsize=style.FS_FIGTITLE)
+        fig.suptitle(title, x=0.02, y=1 - 0.05 / fig_h, ha="left", va="top", fontsize=style.FS_FIGTITLE)
     return fig
 
 

@@ -40,7 +40,7 @@ CALLS = {
                                                          torch.rand(16, 4), path=[0, 4, 8]),
     "draw_shift": lambda: figures.draw_shift("Alice was"),
     "draw_char_logprobs": lambda: figures.draw_char_logprobs(
-        {"model": ("Alice was beginning to get very tired", -torch.rand(36) * 8)}),
+        {"model": ("Alice was beginning to get very tired, sitting b", -torch.rand(47) * 8)}),
     "draw_token_mask": lambda: figures.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]),
                                                        ["pad", "prompt", "done"]),
     "draw_patches": lambda: figures.draw_patches({"x[0]": torch.rand(16, 12)}, (4, 4), labels={"x[0]": torch.arange(16)}),
@@ -69,8 +69,7 @@ def test_every_figure_fits_a_phone_and_keeps_its_text_readable(name):
     fig.canvas.draw()
     sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
     assert sizes, f"{name}: no text at all"
-    if name != "draw_char_logprobs":  # one character per cell, scaled to the text's length
-        assert min(sizes) >= style.FS_MIN, f"{name}: text at {min(sizes)} pt"
+    assert min(sizes) >= style.FS_MIN, f"{name}: text at {min(sizes)} pt"
     assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
 
 
