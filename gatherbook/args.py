@@ -44,8 +44,8 @@ def tensor(name: str, value: object, *, ndim: int | tuple[int, ...] | None = Non
     (``"float"``, ``"int"`` or ``"bool"``).
 
     Raises:
-        TypeError: ``value`` is not a tensor.
-        ValueError: it is sparse, or has another number of dims or another kind of dtype.
+        TypeError: ``value`` is not a tensor, or has another kind of dtype.
+        ValueError: it is sparse, or has another number of dims.
     """
     if not isinstance(value, torch.Tensor):
         hint = (" Convert it first, e.g. torch.tensor(...)."
@@ -58,7 +58,7 @@ def tensor(name: str, value: object, *, ndim: int | tuple[int, ...] | None = Non
         want = " or ".join(map(str, dims))
         raise ValueError(f"{name} must have {want} dimension(s), got shape {tuple(value.shape)}.")
     if kind is not None and not _KINDS[kind][0](value):
-        raise ValueError(f"{name} must have {_KINDS[kind][1]}, got {value.dtype}.")
+        raise TypeError(f"{name} must have {_KINDS[kind][1]}, got {value.dtype}.")
     return value
 
 

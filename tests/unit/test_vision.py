@@ -34,11 +34,9 @@ def test_sample_image_is_an_area_average_of_the_full_photo():
     assert torch.allclose(F.avg_pool2d(full.unsqueeze(0), 8)[0], small, atol=1e-5)
 
 
-@pytest.mark.parametrize("size,error", [(7, ValueError), (513, ValueError), (0, ValueError),
-                                        (32.0, TypeError), (True, TypeError), ("96", TypeError)])
-def test_sample_image_rejects_bad_sizes(size, error):
-    with pytest.raises(error, match="size"):
-        sample_image(size)
+def test_sample_image_rejects_sizes_out_of_range():
+    with pytest.raises(ValueError, match="size must be between 8 and 512"):
+        sample_image(7)
 
 
 # --- patchify / unpatchify ---------------------------------------------------------------------
@@ -58,31 +56,14 @@ def test_unpatchify_inverts_patchify():
     assert torch.equal(unpatchify(patchify(imgs, 3), (2, 3), channels=1), imgs)
 
 
-def test_patchify_rejects_bad_input():
-    with pytest.raises(TypeError, match="images must be a torch.Tensor"):
-        patchify([[1.0]], 2)
-    with pytest.raises(ValueError, match=r"images must have 4 dims, got shape \(3, 8, 8\)"):
-        patchify(torch.rand(3, 8, 8), 2)
-    with pytest.raises(ValueError, match="floating-point"):
-        patchify(torch.zeros(1, 3, 8, 8, dtype=torch.long), 2)
+def test_sizes_that_do_not_fit_are_named():
     with pytest.raises(ValueError, match="patch=3 must divide the height and width"):
         patchify(torch.rand(1, 3, 8, 8), 3)
-    with pytest.raises(TypeError, match="patch must be an int"):
-        patchify(torch.rand(1, 3, 8, 8), 2.0)
-    with pytest.raises(ValueError, match="patch must be at least 1"):
-        patchify(torch.rand(1, 3, 8, 8), 0)
-
-
-def test_unpatchify_rejects_sizes_that_do_not_fit():
     x = torch.rand(1, 4, 12)
     with pytest.raises(ValueError, match=r"grid=\(3, 2\) holds 6 patches, but patches has N=4"):
         unpatchify(x, (3, 2))
     with pytest.raises(ValueError, match="D=12 features is not P \\* P \\* channels for channels=1"):
         unpatchify(x, (2, 2), channels=1)
-    with pytest.raises(TypeError, match="grid must be a tuple"):
-        unpatchify(x, [2, 2])
-    with pytest.raises(ValueError, match="must have 3 dims"):
-        unpatchify(x[0], (2, 2))
 
 
 # --- draw_patches ------------------------------------------------------------------------------

@@ -24,8 +24,6 @@ def test_text_and_vocabulary():
     assert ids.dtype == torch.long and "".join(vocab.chars[i] for i in ids) == "Oh dear!"
     with pytest.raises(ValueError, match=r"characters \['Z', 'x'\] are not in the vocabulary"):
         vocab.encode("xZ")
-    with pytest.raises(ValueError, match="non-empty str"):
-        CharVocab("")
 
 
 def test_model_is_causal_and_shaped():
@@ -43,25 +41,7 @@ def test_model_is_causal_and_shaped():
     far = ids.clone()
     far[:, 3] = (far[:, 3] + 1) % 10
     assert torch.equal(model(far)[:, 6], logits[:, 6])
-    with pytest.raises(ValueError, match=r"\(B, L\) integer tensor; got shape \(7,\)"):
-        model(ids[0])
 
 
-def test_bad_arguments_are_named():
-    vocab = CharVocab("abc")
-    with pytest.raises(TypeError, match="CharVocab.encode: text must be a str; got int 5"):
-        vocab.encode(5)
-    for kwargs in ({"vocab_size": 0}, {"vocab_size": 5, "context": 0}, {"vocab_size": "5"}, {"vocab_size": 5, "dim": 2.0}):
-        name = next(k for k, v in kwargs.items() if not (isinstance(v, int) and v >= 1))
-        with pytest.raises(ValueError, match=rf"TinyLM: {name} must be a positive int; got {kwargs[name]!r}"):
-            TinyLM(**kwargs)
-    model = TinyLM(5, context=2)
-    with pytest.raises(TypeError, match=r"TinyLM: ids must be a \(B, L\) integer tensor; got list"):
-        model([[1, 2]])
-    with pytest.raises(ValueError, match=r"TinyLM: ids must lie in \[0, 5\) \(vocab_size=5\); got the id 5"):
-        model(torch.tensor([[1, 5]]))  # 5 would silently be the "before the start" embedding
-    with pytest.raises(ValueError, match=r"TinyLM: ids must lie in \[0, 5\).*got the id -1"):
-        model(torch.tensor([[-1, 2]]))
-    with pytest.raises(ValueError, match=r"ids has shape \(2, 0\); each sequence needs at least one token"):
-        model(torch.zeros(2, 0, dtype=torch.long))
-    assert model(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3, 5)
+def test_an_empty_batch_has_empty_logits():
+    assert TinyLM(5, context=2)(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3, 5)
