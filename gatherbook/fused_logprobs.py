@@ -22,38 +22,27 @@ from __future__ import annotations
 
 import torch
 
+from gatherbook import args
+
 __all__ = ["fused_token_logprobs"]
 
 
 def _check(hidden: object, weight: object, ids: object, token_chunk: object, vocab_chunk: object) -> None:
-    for name, value in (("hidden", hidden), ("weight", weight), ("ids", ids)):
-        if not isinstance(value, torch.Tensor):
-            raise TypeError(f"{name} must be a torch.Tensor; got {type(value).__name__}.")
-    if not hidden.is_floating_point() or not weight.is_floating_point():
-        raise TypeError(f"hidden and weight must be floating-point tensors; got hidden {hidden.dtype}, "
-                        f"weight {weight.dtype}.")
+    args.tensor("hidden", hidden, kind="float")
+    args.tensor("weight", weight, ndim=2, kind="float")
+    args.tensor("ids", ids, kind="int")
     if hidden.dtype != weight.dtype:
         raise TypeError(f"hidden and weight must have the same dtype; got hidden {hidden.dtype}, "
                         f"weight {weight.dtype}.")
-    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
-        raise TypeError(f"ids must be an integer tensor of token ids (torch.int64 or torch.int32); "
-                        f"got dtype {ids.dtype}.")
-    if weight.dim() != 2:
-        raise ValueError(f"weight must be the LM head of shape (V, H); got shape {tuple(weight.shape)}.")
     if hidden.dim() < 1 or hidden.shape[-1] != weight.shape[1]:
         raise ValueError(f"hidden must have shape (..., H) with H = weight.shape[1] = {weight.shape[1]}; "
                          f"got hidden of shape {tuple(hidden.shape)}.")
     if ids.shape != hidden.shape[:-1]:
         raise ValueError(f"ids must have shape hidden.shape[:-1] = {tuple(hidden.shape[:-1])}; "
                          f"got ids of shape {tuple(ids.shape)}.")
-    if not (hidden.device == weight.device == ids.device):
-        raise ValueError(f"hidden, weight and ids must be on one device; got {hidden.device}, "
-                         f"{weight.device}, {ids.device}.")
-    for name, value in (("token_chunk", token_chunk), ("vocab_chunk", vocab_chunk)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be a positive int; got {value!r}.")
-        if value <= 0:
-            raise ValueError(f"{name} must be a positive int; got {value}.")
+    assert hidden.device == weight.device == ids.device, "hidden, weight and ids on one device"
+    args.positive_int("token_chunk", token_chunk)
+    args.positive_int("vocab_chunk", vocab_chunk)
     vocab = weight.shape[0]
     if ids.numel() and bool(((ids < 0) | (ids >= vocab)).any()):
         bad = ids[(ids < 0) | (ids >= vocab)][0].item()
@@ -160,8 +149,7 @@ def fused_token_logprobs(
     Raises:
         TypeError: a non-tensor argument, non-float hidden/weight or different dtypes, integer
             ids expected, non-int chunk sizes.
-        ValueError: shapes that do not fit, tensors on different devices, an id outside
-            ``[0, V)``, a chunk size <= 0.
+        ValueError: shapes that do not fit, an id outside ``[0, V)``, a chunk size <= 0.
     """
     _check(hidden, weight, ids, token_chunk, vocab_chunk)
     flat_h = hidden.reshape(-1, hidden.shape[-1])

@@ -15,35 +15,19 @@ import itertools
 
 import torch
 
+from gatherbook import args
+
 __all__ = ["token_logprobs"]
 
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
-def _shape(shape: torch.Size) -> str:
-    """``(2, 3)``, ``(5,)``, ``()``: a shape written as the Python tuple it is (as the checker does)."""
-    return str(tuple(shape))
-
-
 def _check(logits: object, ids: object, chunk_size: object, ignore_index: object) -> None:
-    if not isinstance(logits, torch.Tensor):
-        raise TypeError(f"logits must be a torch.Tensor of shape (..., V); got {type(logits).__name__}.")
-    if not isinstance(ids, torch.Tensor):
-        raise TypeError(f"ids must be a torch.Tensor of token ids with shape logits.shape[:-1]; got {type(ids).__name__}.")
-    if not logits.is_floating_point():
-        raise TypeError(
-            f"logits must be a floating-point tensor (float32, float64, bfloat16 or float16); "
-            f"got dtype {logits.dtype}."
-        )
-    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
-        raise TypeError(
-            f"ids must be an integer tensor of token ids (torch.int64 or torch.int32); got dtype {ids.dtype}. "
-            f"Convert with ids.long() if the values are whole numbers."
-        )
+    args.tensor("logits", logits, kind="float")
+    args.tensor("ids", ids, kind="int")
     if logits.dim() < 1:
         raise ValueError("logits must have at least one dim (the vocabulary, last); got a 0-dim tensor.")
     if logits.shape[:-1] != ids.shape:
-        expected = _shape(logits.shape[:-1])
         hint = ""
         if ids.dim() == logits.dim() - 1 and any(
             abs(a - b) == 1 for a, b in zip(ids.shape, logits.shape[:-1])
@@ -53,18 +37,14 @@ def _check(logits: object, ids: object, chunk_size: object, ignore_index: object
             hint = "\n(ids has a trailing dim of size 1: pass ids without the unsqueeze(-1))"
         # one clause a line: a message line stays within the page's 88-character code column
         raise ValueError(
-            f"ids must have shape logits.shape[:-1] = {expected};\ngot ids of shape {_shape(ids.shape)} "
-            f"for logits of shape {_shape(logits.shape)}{hint}."
+            f"ids must have shape logits.shape[:-1] = {tuple(logits.shape[:-1])};\ngot ids of shape "
+            f"{tuple(ids.shape)} for logits of shape {tuple(logits.shape)}{hint}."
         )
-    if ids.device != logits.device:
-        raise ValueError(f"ids and logits must be on the same device; got ids on {ids.device}, logits on {logits.device}.")
+    assert ids.device == logits.device, f"ids on {ids.device}, logits on {logits.device}"
     if chunk_size is not None:
-        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int):
-            raise TypeError(f"chunk_size must be a positive int (rows per chunk) or None; got {chunk_size!r}.")
-        if chunk_size <= 0:
-            raise ValueError(f"chunk_size must be a positive int (rows per chunk) or None; got {chunk_size}.")
-    if ignore_index is not None and (isinstance(ignore_index, bool) or not isinstance(ignore_index, int)):
-        raise TypeError(f"ignore_index must be an int (e.g. -100) or None; got {ignore_index!r}.")
+        args.positive_int("chunk_size", chunk_size)
+    if ignore_index is not None:
+        args.integer("ignore_index", ignore_index)
 
 
 def _check_range(ids: torch.Tensor, vocab: int, ignore_index: int | None) -> None:
@@ -147,10 +127,10 @@ def token_logprobs(
         holds for inference, e.g. old-policy or reference log-probs under ``torch.no_grad()``).
 
     Raises:
-        TypeError: logits not floating point; ids not an integer tensor; chunk_size or
-            ignore_index of the wrong type.
-        ValueError: ``ids.shape != logits.shape[:-1]``; ids on another device; an id outside
-            ``[0, V)`` (the message names its position and value); ``chunk_size <= 0``.
+        TypeError: logits or ids not a tensor of the right kind (floating point; int64 or
+            int32); chunk_size or ignore_index not an int.
+        ValueError: ``ids.shape != logits.shape[:-1]``; an id outside ``[0, V)`` (the message
+            names its position and value); ``chunk_size <= 0``.
     """
     _check(logits, ids, chunk_size, ignore_index)
     vocab = logits.shape[-1]

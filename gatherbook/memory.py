@@ -41,11 +41,7 @@ def _quiet_fd2():
 
 def _device_of(args: tuple, kwargs: dict, device: torch.device | str | None) -> torch.device:
     if device is not None:
-        try:
-            return torch.device(device)
-        except (RuntimeError, TypeError):
-            raise ValueError(f"peak_memory: device must be a CPU or CUDA device (e.g. 'cpu', 'cuda', "
-                             f"torch.device('cuda:0')) or None; got {device!r}.") from None
+        return torch.device(device)
     for value in (*args, *kwargs.values()):
         if isinstance(value, torch.Tensor):
             return value.device
@@ -102,15 +98,9 @@ def peak_memory(
       positive, frees negative) in time order. This sees the temporary buffers an operator
       allocates internally as well as the tensors it returns.
 
-    Raises:
-        TypeError: ``fn`` is not callable.
-        ValueError: ``device`` is neither a CPU nor a CUDA device.
+    ``fn`` must be callable and ``device`` a CPU or CUDA device (asserted).
     """
-    if not callable(fn):
-        raise TypeError(f"peak_memory: fn must be callable (a function to measure); got {type(fn).__name__}.")
+    assert callable(fn), f"fn must be a function to measure, got {type(fn).__name__}"
     dev = _device_of(args, kwargs, device)
-    if dev.type == "cuda":
-        return _cuda_peak(fn, args, kwargs, dev)
-    if dev.type == "cpu":
-        return _cpu_peak(fn, args, kwargs)
-    raise ValueError(f"peak_memory: device must be a CPU or CUDA device; got {dev}.")
+    assert dev.type in ("cpu", "cuda"), f"device must be a CPU or CUDA device, got {dev}"
+    return _cuda_peak(fn, args, kwargs, dev) if dev.type == "cuda" else _cpu_peak(fn, args, kwargs)

@@ -98,4 +98,5 @@ def setup(lang: str) -> torch.device:
         ValueError: ``lang`` is not a language of the book, or ``GATHERBOOK_DEVICE`` is invalid.
     """
     set_language(_checked_language(lang, "lang"))
+    __import__("gatherbook.figures.style").figures.style.use_book_format()  # 2x PNG figures (h19)
     return device()

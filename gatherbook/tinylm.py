@@ -11,6 +11,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from gatherbook import args
+
 __all__ = ["ALICE", "CharVocab", "TinyLM"]
 
 ALICE = (
@@ -43,8 +45,7 @@ class CharVocab:
     """Characters <-> integer ids. ``CharVocab(text)`` uses the sorted set of ``text``'s characters."""
 
     def __init__(self, text: str):
-        if not isinstance(text, str) or not text:
-            raise ValueError(f"CharVocab: text must be a non-empty str; got {text!r}.")
+        assert isinstance(text, str) and text, f"text must be a non-empty str, got {text!r}"
         self.chars: list[str] = sorted(set(text))
         self._index = {c: i for i, c in enumerate(self.chars)}
 
@@ -53,8 +54,7 @@ class CharVocab:
 
     def encode(self, text: str) -> torch.Tensor:
         """``(len(text),)`` int64 tensor of ids. Raises ValueError naming a character not in the vocabulary."""
-        if not isinstance(text, str):
-            raise TypeError(f"CharVocab.encode: text must be a str; got {type(text).__name__} {text!r}.")
+        assert isinstance(text, str), f"text must be a str, got {type(text).__name__}"
         missing = sorted(set(text) - set(self._index))
         if missing:
             raise ValueError(
@@ -75,8 +75,7 @@ class TinyLM(nn.Module):
 
     def __init__(self, vocab_size: int, context: int = 8, dim: int = 16, hidden: int = 128):
         for name, value in (("vocab_size", vocab_size), ("context", context), ("dim", dim), ("hidden", hidden)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"TinyLM: {name} must be a positive int; got {value!r}.")
+            args.positive_int(name, value)
         super().__init__()
         self.vocab_size = vocab_size
         self.context = context
@@ -85,17 +84,10 @@ class TinyLM(nn.Module):
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         """``(B, L)`` int64 ids in ``[0, vocab_size)`` -> ``(B, L, vocab_size)`` logits."""
-        if not isinstance(ids, torch.Tensor):
-            raise TypeError(f"TinyLM: ids must be a (B, L) integer tensor; got {type(ids).__name__}.")
-        if ids.dim() != 2 or ids.is_floating_point():
-            raise ValueError(f"TinyLM: ids must be a (B, L) integer tensor; got shape {tuple(ids.shape)}, dtype {ids.dtype}.")
-        if ids.shape[1] == 0:
-            raise ValueError(f"TinyLM: ids has shape {tuple(ids.shape)}; each sequence needs at least one token (L >= 1).")
+        args.tensor("ids", ids, ndim=2, kind="int")
+        assert ids.shape[1] > 0, f"ids has shape {tuple(ids.shape)}: each sequence needs a token"
         low, high = ids.aminmax() if ids.numel() else (0, 0)  # B == 0 has no ids
-        if int(low) < 0 or int(high) >= self.vocab_size:
-            bad = int(low) if int(low) < 0 else int(high)
-            raise ValueError(f"TinyLM: ids must lie in [0, {self.vocab_size}) (vocab_size={self.vocab_size}); "
-                             f"got the id {bad}.")
+        assert 0 <= int(low) and int(high) < self.vocab_size, f"ids must lie in [0, {self.vocab_size})"
         padded = F.pad(ids, (self.context - 1, 0), value=self.vocab_size)  # (B, L + context - 1)
         windows = padded.unfold(1, self.context, 1)  # (B, L, context): the window ending at t
         return self.mlp(self.embed(windows).flatten(2))  # (B, L, V)

@@ -14,25 +14,9 @@ import math
 import torch
 import torch.nn.functional as F
 
+from gatherbook import args
+
 __all__ = ["sample_image", "patchify", "unpatchify"]
-
-
-def _require_tensor(name: str, value: object, ndim: int, fn: str) -> torch.Tensor:
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{fn}: {name} must be a torch.Tensor with {ndim} dims, got {type(value).__name__}.")
-    if value.ndim != ndim:
-        raise ValueError(f"{fn}: {name} must have {ndim} dims, got shape {tuple(value.shape)}.")
-    if not value.is_floating_point():
-        raise ValueError(f"{fn}: {name} must be a floating-point tensor, got dtype {value.dtype}.")
-    return value
-
-
-def _require_positive_int(name: str, value: object, fn: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{fn}: {name} must be an int, got {type(value).__name__}.")
-    if value < 1:
-        raise ValueError(f"{fn}: {name} must be at least 1, got {value}.")
-    return value
 
 
 def sample_image(size: int = 96) -> torch.Tensor:
@@ -51,8 +35,7 @@ def sample_image(size: int = 96) -> torch.Tensor:
         TypeError: ``size`` is not an int.
         ValueError: ``size`` is outside ``[8, 512]``.
     """
-    _require_positive_int("size", size, "sample_image")
-    if not 8 <= size <= 512:
+    if not 8 <= args.integer("size", size) <= 512:
         raise ValueError(f"sample_image: size must be between 8 and 512 pixels, got {size}.")
     import matplotlib.cbook as cbook
     import matplotlib.image as mimage
@@ -72,11 +55,11 @@ def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
     as in MAE's ``patchify``.
 
     Raises:
-        TypeError: ``images`` is not a tensor or ``patch`` is not an int.
-        ValueError: ``images`` is not 4-d floating point, or ``patch`` does not divide H and W.
+        TypeError: ``images`` is not a float tensor or ``patch`` is not an int.
+        ValueError: ``images`` is not 4-d, or ``patch`` does not divide H and W.
     """
-    _require_tensor("images", images, 4, "patchify")
-    _require_positive_int("patch", patch, "patchify")
+    args.tensor("images", images, ndim=4, kind="float")
+    args.positive_int("patch", patch)
     B, C, H, W = images.shape
     if H % patch or W % patch:
         raise ValueError(f"patchify: patch={patch} must divide the height and width, got images of "
@@ -98,16 +81,14 @@ def unpatchify(patches: torch.Tensor, grid: tuple[int, int], channels: int = 3) 
         ``(B, channels, rows * P, cols * P)``.
 
     Raises:
-        TypeError: ``patches`` is not a tensor, or ``grid``/``channels`` are not ints.
+        TypeError: ``patches`` is not a float tensor, or ``grid``/``channels`` hold non-ints.
         ValueError: the sizes do not fit together (``N != rows * cols`` or D is not
             ``P * P * channels`` for a whole P).
     """
-    _require_tensor("patches", patches, 3, "unpatchify")
-    if (not isinstance(grid, tuple) or len(grid) != 2
-            or any(isinstance(g, bool) or not isinstance(g, int) for g in grid)):
-        raise TypeError(f"unpatchify: grid must be a tuple (rows, cols) of two ints, got {grid!r}.")
-    rows, cols = grid
-    _require_positive_int("channels", channels, "unpatchify")
+    args.tensor("patches", patches, ndim=3, kind="float")
+    assert isinstance(grid, tuple) and len(grid) == 2, f"grid must be (rows, cols), got {grid!r}"
+    rows, cols = (args.integer(f"grid[{i}]", g) for i, g in enumerate(grid))
+    args.positive_int("channels", channels)
     B, N, D = patches.shape
     if rows < 1 or cols < 1 or rows * cols != N:
         raise ValueError(f"unpatchify: grid={grid} holds {rows * cols} patches, but patches has "

@@ -29,6 +29,8 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
+from gatherbook import args
+
 __all__ = ["vocab_parallel_token_logprobs", "run_vocab_parallel", "free_port"]
 
 
@@ -81,19 +83,12 @@ def vocab_parallel_token_logprobs(
         ValueError: ``ids.shape != local_logits.shape[:-1]``; a negative ``vocab_start``.
         RuntimeError: ``torch.distributed`` is not initialised.
     """
-    if not isinstance(local_logits, torch.Tensor) or not local_logits.is_floating_point():
-        raise TypeError(f"local_logits must be a floating-point torch.Tensor (..., V_local); "
-                        f"got {getattr(local_logits, 'dtype', type(local_logits).__name__)}.")
-    if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.dtype == torch.bool:
-        raise TypeError(f"ids must be an integer torch.Tensor of token ids; "
-                        f"got {getattr(ids, 'dtype', type(ids).__name__)}.")
+    args.tensor("local_logits", local_logits, kind="float")
+    args.tensor("ids", ids, kind="int")
     if ids.shape != local_logits.shape[:-1]:
         raise ValueError(f"ids must have shape local_logits.shape[:-1] = {tuple(local_logits.shape[:-1])}; "
                          f"got {tuple(ids.shape)}.")
-    if isinstance(vocab_start, bool) or not isinstance(vocab_start, int):
-        raise TypeError(f"vocab_start must be an int; got {vocab_start!r}.")
-    if vocab_start < 0:
-        raise ValueError(f"vocab_start must be >= 0; got {vocab_start}.")
+    args.integer("vocab_start", vocab_start, least=0)
     if not dist.is_initialized():
         raise RuntimeError("torch.distributed is not initialised: call dist.init_process_group first "
                            "(run_vocab_parallel does it for you).")
@@ -151,24 +146,19 @@ def run_vocab_parallel(
         TypeError / ValueError: bad arguments (named in the message).
         RuntimeError: a rank failed or timed out (its error output is in the message).
     """
-    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
-        raise TypeError(f"logits must be a floating-point torch.Tensor; got {type(logits).__name__}.")
-    if not isinstance(ids, torch.Tensor) or ids.is_floating_point():
-        raise TypeError(f"ids must be an integer torch.Tensor; got {type(ids).__name__}.")
+    args.tensor("logits", logits, kind="float")
+    args.tensor("ids", ids, kind="int")
     if ids.shape != logits.shape[:-1]:
         raise ValueError(f"ids must have shape logits.shape[:-1] = {tuple(logits.shape[:-1])}; "
                          f"got {tuple(ids.shape)}.")
-    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
-        raise ValueError(f"world_size must be an int >= 1; got {world_size!r}.")
+    args.positive_int("world_size", world_size)
     vocab = logits.shape[-1]
     if vocab % world_size:
         raise ValueError(f"the vocabulary V = {vocab} must be divisible by world_size = {world_size}.")
     if bool(((ids < 0) | (ids >= vocab)).any()):
         raise ValueError(f"ids must lie in [0, V) = [0, {vocab}).")
     weights = torch.ones(ids.shape, dtype=logits.dtype) if weights is None else weights
-    if not isinstance(weights, torch.Tensor) or weights.shape != ids.shape:
-        raise ValueError(f"weights must be a tensor of shape {tuple(ids.shape)}; "
-                         f"got {getattr(weights, 'shape', type(weights).__name__)}.")
+    assert isinstance(weights, torch.Tensor) and weights.shape == ids.shape, "weights: the shape of ids"
     width = vocab // world_size
     with tempfile.TemporaryDirectory(prefix="vocab_parallel_") as folder:
         for r in range(world_size):

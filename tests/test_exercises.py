@@ -472,7 +472,7 @@ def test_check_prints_the_failure_and_leaves_no_figure_open(capsys):
 
 
 def test_figure_marks_the_differing_cells():
-    pytest.importorskip("gatherbook.draw")
+    pytest.importorskip("gatherbook.figures")
     r = run_check("ch1.pick_k_per_row", _mistake("ch1.pick_k_per_row", "wrong_dim").fn, lang="en")
     fig = exercises.figure(r)
     assert fig is not None

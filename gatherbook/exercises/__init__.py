@@ -204,7 +204,7 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
 def figure(result: CheckResult) -> "Figure | None":
     """A picture of expected vs got for a failed :class:`CheckResult`, or ``None``.
 
-    Drawn from the record with :func:`gatherbook.draw.draw_tensors` when both are tensors that
+    Drawn from the record with :func:`gatherbook.figures.grid.draw_tensors` when both are tensors that
     can be drawn (0 to 3 dims, at most ``(4, 8, 10)``; the differing cells are marked for a values
     failure); ``None`` when there is nothing that makes sense to draw.
 
@@ -218,7 +218,7 @@ def figure(result: CheckResult) -> "Figure | None":
         return None
     if e.ndim > 3 or g.ndim > 3 or e.numel() == 0 or g.numel() == 0:
         return None
-    from gatherbook.draw import draw_tensors
+    from gatherbook.figures.grid import draw_tensors
 
     mark = {"got": result.differs} if result.differs is not None else None
     try:

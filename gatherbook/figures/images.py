@@ -4,6 +4,8 @@
   ``(N, D)``, stacked vertically; patches can be greyed out (dropped) and numbered.
 - :func:`draw_patch_rows` -- sequences of patches ``(K, D)`` laid out in their order (the order
   of the tensor, not of the image), each tile numbered, e.g. with the patch number it came from.
+- :func:`draw_images` -- images ``(H, W)`` or ``(H, W, 3)`` one under the other, each titled
+  with its name and shape; optionally a patch grid drawn over them.
 
 Patches use the layout of :func:`gatherbook.vision.patchify` (MAE's): ``D = P * P * C``,
 ordered (row, column, channel). Labels are code identifiers and numbers only; captions live in
@@ -20,70 +22,39 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from gatherbook.style import FS_LABEL, FS_TITLE, INK, PAPER, styled
+from gatherbook import args
+from gatherbook.figures import style
+from gatherbook.figures.style import FS_FIGTITLE, FS_LABEL, FS_TITLE, GREYS, INK, PAPER, styled
 from gatherbook.vision import unpatchify
 
-__all__ = ["draw_patches", "draw_patch_rows"]
+__all__ = ["draw_patches", "draw_patch_rows", "draw_images"]
+
+_MARGIN, _TITLE_H, _GAP = 0.15, 0.30, 0.28  # draw_images: inches
 
 _WIDTH = 3.6  # inches: one panel spans the figure, which a phone shows at full width
 _LINES = PAPER  # the lines between patches
 _LUMA = torch.tensor([0.299, 0.587, 0.114])
 
 
-def _check_label(what: str, value: object, fn: str) -> str:
-    if not isinstance(value, str) or not value or not value.isascii():
-        raise TypeError(f"{fn}: {what} must be a non-empty ASCII str (a code identifier), got {value!r}.")
-    return value
-
-
-def _check_patches(name: str, t: object, fn: str, channels: int) -> torch.Tensor:
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"{fn}: {name} must be a torch.Tensor of shape (N, D), got {type(t).__name__}.")
-    if t.ndim != 2 or not t.is_floating_point():
-        raise ValueError(f"{fn}: {name} must be a 2-d floating-point tensor (N, D) of one image's "
-                         f"patches, got shape {tuple(t.shape)} and dtype {t.dtype}.")
-    D = t.shape[1]
-    P = math.isqrt(D // channels) if D % channels == 0 else 0
-    if P < 1 or P * P * channels != D:
-        raise ValueError(f"{fn}: {name} has D={D} features, which is not P * P * channels for "
-                         f"channels={channels}.")
+def _patches(name: str, t: object, channels: int) -> torch.Tensor:
+    """One image's patches ``(N, D)``, ``D = P * P * channels``, as a float32 CPU copy."""
+    t = args.tensor(name, t, ndim=2, kind="float")
+    P = math.isqrt(t.shape[1] // channels)
+    assert P * P * channels == t.shape[1], f"{name}: D={t.shape[1]} is not P * P * {channels}"
     return t.detach().to("cpu", torch.float32)
 
 
-def _check_ids(name: str, ids: object, n: int, fn: str, length: int | None = None) -> torch.Tensor:
-    if not isinstance(ids, torch.Tensor):
-        raise TypeError(f"{fn}: {name} must be a 1-d integer torch.Tensor of patch numbers, "
-                        f"got {type(ids).__name__}.")
-    if ids.ndim != 1 or ids.is_floating_point() or ids.dtype == torch.bool:
-        raise ValueError(f"{fn}: {name} must be a 1-d integer tensor of patch numbers, got shape "
-                         f"{tuple(ids.shape)} and dtype {ids.dtype}.")
-    ids = ids.detach().cpu().long()
-    if ids.numel() and (int(ids.min()) < 0 or int(ids.max()) >= n):
-        raise ValueError(f"{fn}: {name} holds patch numbers from {int(ids.min())} to "
-                         f"{int(ids.max())}; they must be in [0, {n}).")
-    if length is not None and ids.numel() != length:
-        raise ValueError(f"{fn}: {name} has {ids.numel()} entries but its patches have {length}.")
+def _ids(name: str, ids: object, n: int) -> torch.Tensor:
+    """Patch numbers: a 1-d int tensor of values in [0, n)."""
+    ids = args.tensor(name, ids, ndim=1, kind="int").detach().cpu().long()
+    assert not ids.numel() or 0 <= int(ids.min()) <= int(ids.max()) < n, f"{name}: numbers in [0, {n})"
     return ids
 
 
-def _check_mapping(what: str, value: object, keys: Mapping, fn: str) -> Mapping:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{fn}: {what} must be a mapping name -> tensor (or None), got {type(value).__name__}.")
-    for k in value:
-        if k not in keys:
-            raise ValueError(f"{fn}: {what} has the key {k!r}, which is not a panel; "
-                             f"the panels are {', '.join(map(repr, keys))}.")
+def _keys_of(name: str, value: object, panels: Mapping) -> Mapping:
+    value = args.mapping(name, value, optional=True)
+    assert set(value) <= set(panels), f"{name} names a panel that is not there: {set(value) - set(panels)}"
     return value
-
-
-def _check_channels(channels: object, fn: str) -> int:
-    if isinstance(channels, bool) or not isinstance(channels, int):
-        raise TypeError(f"{fn}: channels must be an int (3 for RGB, 1 for grey), got {type(channels).__name__}.")
-    if channels not in (1, 3):
-        raise ValueError(f"{fn}: channels must be 1 or 3, got {channels}.")
-    return channels
 
 
 def _greyed(patches: torch.Tensor, channels: int) -> torch.Tensor:
@@ -103,14 +74,7 @@ def _to_rgb(img: torch.Tensor) -> np.ndarray:
 
 def _label(ax, x: float, y: float, text: str) -> None:
     ax.text(x, y, text, ha="center", va="center", fontsize=FS_LABEL, color=PAPER,
-            fontweight="bold", path_effects=[pe.withStroke(linewidth=2.2, foreground="black")])
-
-
-def _check_grid(grid: object, fn: str) -> tuple[int, int]:
-    if (not isinstance(grid, tuple) or len(grid) != 2
-            or any(isinstance(g, bool) or not isinstance(g, int) or g < 1 for g in grid)):
-        raise TypeError(f"{fn}: grid must be a tuple (rows, cols) of two positive ints, got {grid!r}.")
-    return grid
+            fontweight="bold", path_effects=[pe.withStroke(linewidth=2.2, foreground=INK)])
 
 
 @styled
@@ -140,36 +104,28 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
         ValueError: ``panels`` is empty, a tensor's shape does not fit ``grid``/``channels``, a
             patch number is out of range, or ``keep``/``labels`` names an unknown panel.
     """
-    fn = "draw_patches"
-    channels = _check_channels(channels, fn)
-    rows, cols = _check_grid(grid, fn)
-    if not isinstance(panels, Mapping):
-        raise TypeError(f"{fn}: panels must be a mapping name -> (N, D) tensor, got {type(panels).__name__}.")
-    if not panels:
-        raise ValueError(f"{fn}: panels is empty; pass at least one name -> patches, e.g. {{'x': x[0]}}.")
-    keep = _check_mapping("keep", keep, panels, fn)
-    labels = _check_mapping("labels", labels, panels, fn)
-    if title is not None:
-        _check_label("title", title, fn)
+    assert channels in (1, 3), "channels: 1 or 3"
+    rows, cols = (args.positive_int(f"grid[{i}]", g) for i, g in enumerate(grid))
+    args.mapping("panels", panels)
+    keep, labels = _keys_of("keep", keep, panels), _keys_of("labels", labels, panels)
+    args.label("title", title, optional=True)
     images, texts = [], []
     for name, t in panels.items():
-        _check_label("a key of panels", name, fn)
-        p = _check_patches(f"panels[{name!r}]", t, fn, channels)
-        if p.shape[0] != rows * cols:
-            raise ValueError(f"{fn}: panels[{name!r}] has N={p.shape[0]} patches but grid={grid} "
-                             f"holds {rows * cols}.")
+        args.label("a key of panels", name)
+        p = _patches(f"panels[{name!r}]", t, channels)
+        assert p.shape[0] == rows * cols, f"panels[{name!r}]: N={p.shape[0]}, grid {grid} holds {rows * cols}"
         if name in keep:
             kept = torch.zeros(p.shape[0], dtype=torch.bool)
-            kept[_check_ids(f"keep[{name!r}]", keep[name], p.shape[0], fn)] = True
+            kept[_ids(f"keep[{name!r}]", keep[name], p.shape[0])] = True
             p = torch.where(kept.unsqueeze(-1), p, _greyed(p, channels))
         images.append(_to_rgb(unpatchify(p.unsqueeze(0), (rows, cols), channels)[0]))
         ids = labels.get(name)
-        texts.append(None if ids is None else _check_ids(f"labels[{name!r}]", ids, p.shape[0], fn))
+        texts.append(None if ids is None else _ids(f"labels[{name!r}]", ids, p.shape[0]))
     aspect = rows / cols
     head = 0.35 if title else 0.0
     fig = plt.figure(figsize=(_WIDTH, len(images) * (_WIDTH * aspect + 0.4) + head))
     if title:
-        fig.suptitle(title, fontsize=FS_TITLE + 0.5, color=INK)
+        fig.suptitle(title, fontsize=FS_FIGTITLE, color=INK)
     H, W = images[0].shape[:2]
     P = H // rows
     for i, (name, img, ids) in enumerate(zip(panels, images, texts)):
@@ -210,32 +166,21 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         ValueError: ``rows`` is empty, an entry is not ``(K, D)`` with ``D = P * P * channels``,
             the entries differ in D, ``ids`` has the wrong length, or names an unknown entry.
     """
-    fn = "draw_patch_rows"
-    channels = _check_channels(channels, fn)
-    if isinstance(per_row, bool) or not isinstance(per_row, int):
-        raise TypeError(f"{fn}: per_row must be an int, got {type(per_row).__name__}.")
-    if per_row < 1:
-        raise ValueError(f"{fn}: per_row must be at least 1, got {per_row}.")
-    if not isinstance(rows, Mapping):
-        raise TypeError(f"{fn}: rows must be a mapping name -> (K, D) tensor, got {type(rows).__name__}.")
-    if not rows:
-        raise ValueError(f"{fn}: rows is empty; pass at least one name -> patches.")
-    ids = _check_mapping("ids", ids, rows, fn)
-    if title is not None:
-        _check_label("title", title, fn)
+    assert channels in (1, 3), "channels: 1 or 3"
+    per_row = args.positive_int("per_row", per_row)
+    args.mapping("rows", rows)
+    ids = _keys_of("ids", ids, rows)
+    args.label("title", title, optional=True)
     seqs, tags, D = [], [], None
     for name, t in rows.items():
-        _check_label("a key of rows", name, fn)
-        p = _check_patches(f"rows[{name!r}]", t, fn, channels)
-        if D is not None and p.shape[1] != D:
-            raise ValueError(f"{fn}: rows[{name!r}] has D={p.shape[1]} but the first entry has D={D}; "
-                             "all entries need the same patch size.")
+        args.label("a key of rows", name)
+        p = _patches(f"rows[{name!r}]", t, channels)
+        assert D is None or p.shape[1] == D, f"rows[{name!r}]: D={p.shape[1]}, the first entry's is {D}"
         D = p.shape[1]
         K = p.shape[0]
-        if K == 0:
-            raise ValueError(f"{fn}: rows[{name!r}] has no patches (K=0).")
-        tag = torch.arange(K) if name not in ids else _check_ids(
-            f"ids[{name!r}]", ids[name], 10 ** 9, fn, length=K)
+        assert K > 0, f"rows[{name!r}] has no patches"
+        tag = torch.arange(K) if name not in ids else _ids(f"ids[{name!r}]", ids[name], 10 ** 9)
+        assert len(tag) == K, f"ids[{name!r}] needs {K} entries"
         seqs.append(p)
         tags.append(tag.tolist())
     P = math.isqrt(D // channels)
@@ -246,7 +191,7 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     head = 0.35 if title else 0.0
     fig = plt.figure(figsize=(_WIDTH, sum(n * tile + 0.4 for n in lines) + head))
     if title:
-        fig.suptitle(title, fontsize=FS_TITLE + 0.5, color=INK)
+        fig.suptitle(title, fontsize=FS_FIGTITLE, color=INK)
     gs = fig.add_gridspec(len(seqs), 1, height_ratios=[n * tile + 0.4 for n in lines])
     for i, (name, p, tag, n) in enumerate(zip(rows, seqs, tags, lines)):
         step = P + gap
@@ -263,4 +208,66 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         ax.set_title(f"{name}  ({p.shape[0]}, {D})", fontsize=FS_TITLE, color=INK)
         ax.axis("off")
     fig.tight_layout()
+    return fig
+
+
+def _as_image(name: str, t: object) -> np.ndarray:
+    t = args.tensor(name, t, ndim=(2, 3), kind="float")
+    assert t.ndim == 2 or t.shape[-1] == 3, f"{name}: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
+    return np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
+
+
+@styled
+def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
+                width: float = 3.3, title: str | None = None) -> Figure:
+    """Draw images one under the other, each titled with its name and shape.
+
+    Args:
+        images: name -> float tensor of shape ``(H, W)`` (grey) or ``(H, W, 3)`` (RGB), values in
+            ``[0, 1]`` (values outside are clipped). Different sizes are allowed.
+        patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
+        width: width of each image in inches (3.3 fits a phone's 358 px text column).
+        title: optional ASCII text above the picture.
+
+    Returns:
+        The matplotlib Figure (end the cell with ``;``).
+
+    Raises:
+        TypeError: ``images`` is not a mapping, a key is not a str, a value not a tensor, or
+            ``patch`` not an int.
+        ValueError: ``images`` is empty, an image has the wrong shape or dtype, or ``patch`` is
+            not positive or does not divide every image's height and width.
+    """
+    args.mapping("images", images)
+    arrays = {args.label("a key of images", name): _as_image(f"images[{name!r}]", t)
+              for name, t in images.items()}
+    if patch is not None:
+        patch = args.positive_int("patch", patch)
+        for name, a in arrays.items():
+            assert not (a.shape[0] % patch or a.shape[1] % patch), f"patch={patch} must divide {name}'s H, W"
+    assert 1.0 <= width <= style.MAX_WIDTH - 2 * _MARGIN, f"width: 1 to {style.MAX_WIDTH - 2 * _MARGIN} inches"
+    args.label("title", title, optional=True)
+    heights = [width * a.shape[0] / a.shape[1] for a in arrays.values()]
+    H = _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in heights) + _GAP * (len(heights) - 1)
+    H = np.ceil((H + _MARGIN) * 100) / 100
+    W = np.ceil((width + 2 * _MARGIN) * 100) / 100
+    fig = plt.figure(figsize=(W, H), facecolor=PAPER)
+    top = _MARGIN
+    if title:
+        fig.text(_MARGIN / W, 1 - top / H, title, fontsize=FS_FIGTITLE, weight="bold", va="top")
+        top += 0.40
+    for (name, a), h in zip(arrays.items(), heights):
+        fig.text(_MARGIN / W, 1 - (top + _TITLE_H - 0.06) / H, f"{name}  {a.shape}", fontsize=FS_TITLE,
+                 color=INK, va="bottom")
+        top += _TITLE_H
+        ax = fig.add_axes((_MARGIN / W, 1 - (top + h) / H, width / W, h / H))
+        ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
+        ax.set_axis_off()
+        ax.set_gid(f"image:{name}")
+        if patch is not None:
+            for y in range(patch, a.shape[0], patch):
+                ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
+            for x in range(patch, a.shape[1], patch):
+                ax.axvline(x - 0.5, color=PAPER, linewidth=0.6)
+        top += h + _GAP
     return fig

@@ -1,4 +1,4 @@
-"""gatherbook.vision and gatherbook.draw_vision: the sample image, patches, and their pictures."""
+"""gatherbook.vision and gatherbook.figures.images: the sample image, patches, and their pictures."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,7 +8,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from gatherbook.draw_vision import draw_patch_rows, draw_patches  # noqa: E402
+from gatherbook.figures.images import draw_patch_rows, draw_patches  # noqa: E402
 from gatherbook.vision import patchify, sample_image, unpatchify  # noqa: E402
 
 
@@ -34,11 +34,9 @@ def test_sample_image_is_an_area_average_of_the_full_photo():
     assert torch.allclose(F.avg_pool2d(full.unsqueeze(0), 8)[0], small, atol=1e-5)
 
 
-@pytest.mark.parametrize("size,error", [(7, ValueError), (513, ValueError), (0, ValueError),
-                                        (32.0, TypeError), (True, TypeError), ("96", TypeError)])
-def test_sample_image_rejects_bad_sizes(size, error):
-    with pytest.raises(error, match="size"):
-        sample_image(size)
+def test_sample_image_rejects_sizes_out_of_range():
+    with pytest.raises(ValueError, match="size must be between 8 and 512"):
+        sample_image(7)
 
 
 # --- patchify / unpatchify ---------------------------------------------------------------------
@@ -58,31 +56,14 @@ def test_unpatchify_inverts_patchify():
     assert torch.equal(unpatchify(patchify(imgs, 3), (2, 3), channels=1), imgs)
 
 
-def test_patchify_rejects_bad_input():
-    with pytest.raises(TypeError, match="images must be a torch.Tensor"):
-        patchify([[1.0]], 2)
-    with pytest.raises(ValueError, match=r"images must have 4 dims, got shape \(3, 8, 8\)"):
-        patchify(torch.rand(3, 8, 8), 2)
-    with pytest.raises(ValueError, match="floating-point"):
-        patchify(torch.zeros(1, 3, 8, 8, dtype=torch.long), 2)
+def test_sizes_that_do_not_fit_are_named():
     with pytest.raises(ValueError, match="patch=3 must divide the height and width"):
         patchify(torch.rand(1, 3, 8, 8), 3)
-    with pytest.raises(TypeError, match="patch must be an int"):
-        patchify(torch.rand(1, 3, 8, 8), 2.0)
-    with pytest.raises(ValueError, match="patch must be at least 1"):
-        patchify(torch.rand(1, 3, 8, 8), 0)
-
-
-def test_unpatchify_rejects_sizes_that_do_not_fit():
     x = torch.rand(1, 4, 12)
     with pytest.raises(ValueError, match=r"grid=\(3, 2\) holds 6 patches, but patches has N=4"):
         unpatchify(x, (3, 2))
     with pytest.raises(ValueError, match="D=12 features is not P \\* P \\* channels for channels=1"):
         unpatchify(x, (2, 2), channels=1)
-    with pytest.raises(TypeError, match="grid must be a tuple"):
-        unpatchify(x, [2, 2])
-    with pytest.raises(ValueError, match="must have 3 dims"):
-        unpatchify(x[0], (2, 2))
 
 
 # --- draw_patches ------------------------------------------------------------------------------
@@ -121,30 +102,6 @@ def test_draw_patches_stacks_panels_vertically():
     assert fig.get_figwidth() <= 4
 
 
-def test_draw_patches_rejects_bad_input():
-    x = _image_patches()
-    with pytest.raises(TypeError, match="panels must be a mapping"):
-        draw_patches(x, (4, 4))
-    with pytest.raises(ValueError, match="panels is empty"):
-        draw_patches({}, (4, 4))
-    with pytest.raises(ValueError, match=r"has N=16 patches but grid=\(4, 3\) holds 12"):
-        draw_patches({"x": x}, (4, 3))
-    with pytest.raises(ValueError, match="must be a 2-d floating-point tensor"):
-        draw_patches({"x": x.unsqueeze(0)}, (4, 4))
-    with pytest.raises(ValueError, match="patch numbers from 0 to 16; they must be in \\[0, 16\\)"):
-        draw_patches({"x": x}, (4, 4), keep={"x": torch.tensor([0, 16])})
-    with pytest.raises(ValueError, match="keep has the key 'y', which is not a panel"):
-        draw_patches({"x": x}, (4, 4), keep={"y": torch.tensor([0])})
-    with pytest.raises(ValueError, match="1-d integer tensor of patch numbers"):
-        draw_patches({"x": x}, (4, 4), labels={"x": torch.tensor([0.0])})
-    with pytest.raises(TypeError, match="grid must be a tuple"):
-        draw_patches({"x": x}, 4)
-    with pytest.raises(ValueError, match="channels must be 1 or 3"):
-        draw_patches({"x": x}, (4, 4), channels=2)
-    with pytest.raises(TypeError, match="a key of panels must be a non-empty ASCII str"):
-        draw_patches({"图": x}, (4, 4))
-
-
 # --- draw_patch_rows ---------------------------------------------------------------------------
 
 def test_draw_patch_rows_lays_out_the_sequence_in_its_order():
@@ -161,22 +118,3 @@ def test_draw_patch_rows_lays_out_the_sequence_in_its_order():
     assert [t.get_text() for t in fig.axes[0].texts] == ["9", "2", "14"]
     assert [t.get_text() for t in fig.axes[1].texts] == ["0"]
     assert fig.axes[0].get_title() == "kept  (3, 108)"
-
-
-def test_draw_patch_rows_rejects_bad_input():
-    x = _image_patches()
-    with pytest.raises(ValueError, match="ids\\['x'\\] has 2 entries but its patches have 3"):
-        draw_patch_rows({"x": x[:3]}, ids={"x": torch.tensor([1, 2])})
-    with pytest.raises(ValueError, match="has D=27 but the first entry has D=108"):
-        draw_patch_rows({"x": x[:3], "y": torch.rand(2, 27)})
-    with pytest.raises(ValueError, match="per_row must be at least 1"):
-        draw_patch_rows({"x": x}, per_row=0)
-    with pytest.raises(TypeError, match="per_row must be an int"):
-        draw_patch_rows({"x": x}, per_row="8")
-    with pytest.raises(ValueError, match="rows is empty"):
-        draw_patch_rows({})
-    with pytest.raises(ValueError, match="has no patches"):
-        draw_patch_rows({"x": x[:0]})
-    with pytest.raises(TypeError, match="rows\\['x'\\] must be a torch.Tensor"):
-        draw_patch_rows({"x": [1.0]})
-

@@ -1,8 +1,15 @@
-"""One look for every figure of the book: font, inks, palettes and a shared matplotlib style.
+"""One look for every figure of the book: font, sizes, inks, palettes, the output format.
 
-Every drawing module (:mod:`gatherbook.draw`, the chapters' chart modules, the checker's
-picture) takes its font, colours and sizes from here, so the figures of all chapters look like
-one book and no module borrows another's private names.
+The ONLY module of the package that sets a colour, a font size or a colour map
+(``tests/unit/test_figures_style.py`` finds none elsewhere): every drawing module of
+:mod:`gatherbook.figures` takes them from here, so the figures of all chapters look like one book.
+
+- Sizes for screens: :data:`DPI` CSS pixels per figure inch, :data:`MAX_WIDTH` inches at most,
+  so that a phone's 358 px column shows a whole figure at 65 % or more and the cell values
+  (:data:`FS_VALUE`) stay at 9 CSS px or more; no text is smaller than :data:`FS_MIN`, 10 CSS px
+  at full size (a 741 px desktop column shows every figure at full size).
+- :func:`use_book_format` -- figures leave Jupyter as PNG at :data:`DENSITY` x (sharp on 2x and
+  3x screens), at their CSS size; ``gb.setup`` calls it.
 
 - :data:`FONT` -- DejaVu Sans Mono, which ships with matplotlib: monospace, so text widths are
   known exactly (:func:`text_width`), and figure labels are code and numbers, so no CJK font is
@@ -32,6 +39,8 @@ __all__ = [
     "FONT", "EM", "FS_VALUE", "FS_NUMBER", "FS_LABEL", "FS_TITLE", "FS_FIGTITLE", "FS_TAG",
     "INK", "MUTED", "EDGE", "GRID", "MARK", "PAPER", "QUIET_FACE", "QUIET_INK",
     "MIN_QUIET_CONTRAST", "CATEGORICAL", "PALETTE", "SEQUENTIAL", "RC",
+    "FS_CHAR", "FS_MIN", "DPI", "DENSITY", "MAX_WIDTH", "GREYS", "PICK", "HOLE",
+    "STATE_FACES", "BAR", "FAINT_FACE", "FAINT_EDGE", "use_book_format",
     "text_width", "lighten", "relative_luminance", "contrast_ratio", "ink_on", "styled",
 ]
 
@@ -40,7 +49,14 @@ FONT = "DejaVu Sans Mono"  #: the one figure font (ships with matplotlib)
 EM = 0.602  #: advance width of one DejaVu Sans Mono character, in ems
 #: font sizes in points: cell values, row/column numbers, small labels, panel and figure titles
 FS_VALUE, FS_NUMBER, FS_LABEL, FS_TITLE, FS_FIGTITLE = 10.0, 8.0, 9.0, 10.5, 11.5
-FS_TAG = 6.5  #: small marks inside a cell (the link numbers of a gather picture)
+FS_TAG = 7.5  #: small marks inside a cell (the link numbers of a gather picture)
+FS_CHAR = 12.0  #: one character per cell (texts coloured by log-probability)
+FS_MIN = min(FS_VALUE, FS_NUMBER, FS_LABEL, FS_TITLE, FS_TAG)  #: no figure text is smaller
+
+# --- sizes on screen ---------------------------------------------------------------------------
+DPI = 100  #: CSS pixels per figure inch (figure.dpi of Jupyter's inline backend)
+DENSITY = 2  #: image pixels per CSS pixel in the stored PNGs ('retina')
+MAX_WIDTH = 5.4  #: inches: the widest figure; a 358 px phone column shows it at 66 %
 
 # --- inks --------------------------------------------------------------------------------------
 INK = "#222222"  #: values, titles
@@ -58,6 +74,13 @@ MIN_QUIET_CONTRAST = 3.0  #: least contrast of QUIET_INK on QUIET_FACE (WCAG's l
 CATEGORICAL = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                "#8c564b", "#e377c2", "#bcbd22", "#17becf")
 SEQUENTIAL = "cividis"  #: colour map of a value scale (red-green colour-blind safe)
+GREYS = "gray"  #: colour map of a grey image
+HOLE = "#3a3a3a"  #: a hole of a grid world
+PICK = "#e66100"  #: orange outline of a picked cell: visible on every colour of SEQUENTIAL
+#: faces of token states (padding, prompt, scored) and of bars
+STATE_FACES = ("#e6e6e6", "#9ecae1", "#fdae6b")
+BAR = STATE_FACES[1]
+FAINT_FACE, FAINT_EDGE = "#f4f4f4", "#aaaaaa"  #: a cell that is cut off (nothing to score)
 
 
 def lighten(colour: str, amount: float = 0.55) -> tuple[float, float, float]:
@@ -92,7 +115,25 @@ def contrast_ratio(a, b) -> float:
 
 def ink_on(face) -> str:
     """The ink that reads best on ``face``: :data:`INK` on light faces, white on dark ones."""
-    return INK if contrast_ratio(INK, face) >= contrast_ratio("white", face) else "white"
+    return INK if contrast_ratio(INK, face) >= contrast_ratio(PAPER, face) else PAPER
+
+
+def use_book_format() -> None:
+    """Make Jupyter show every figure as a PNG of :data:`DENSITY` x its CSS size (``retina``).
+
+    Does nothing outside IPython (a script, a test). PNG rather than SVG: nbval skips PNG, and
+    no output depends on the machine (SVG text carries ids and font paths).
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with Jupyter
+        return
+    if get_ipython() is None:
+        return
+    from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+    assert DENSITY == 2, "matplotlib_inline's 'retina' is 2x"
+    set_matplotlib_formats("retina")
 
 
 # --- the shared matplotlib style ---------------------------------------------------------------
@@ -121,6 +162,7 @@ RC = {
     "legend.frameon": False,
     "image.cmap": SEQUENTIAL,
     "figure.facecolor": PAPER,
+    "figure.dpi": DPI,
     "figure.edgecolor": PAPER,
     "figure.titlesize": FS_FIGTITLE,
     "savefig.facecolor": PAPER,

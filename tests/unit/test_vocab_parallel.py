@@ -36,13 +36,10 @@ def test_free_port_is_a_port():
 
 
 @pytest.mark.parametrize("kwargs, error, words", [
-    (dict(logits=torch.ones(2, 3, dtype=torch.long)), TypeError, "floating-point"),
-    (dict(ids=torch.zeros(2)), TypeError, "integer"),
+    (dict(ids=torch.zeros(2)), TypeError, "ids must have dtype torch.int64"),
     (dict(ids=torch.zeros(3, dtype=torch.long)), ValueError, "ids must have shape"),
-    (dict(world_size=0), ValueError, "world_size must be an int >= 1"),
     (dict(world_size=4), ValueError, "divisible by world_size = 4"),
     (dict(ids=torch.tensor([0, 6])), ValueError, "[0, 6)"),
-    (dict(weights=torch.ones(3)), ValueError, "weights must be a tensor of shape (2,)"),
 ])
 def test_bad_input_is_named(kwargs, error, words):
     args = dict(logits=torch.randn(2, 6), ids=torch.tensor([0, 5]))
@@ -52,10 +49,8 @@ def test_bad_input_is_named(kwargs, error, words):
     assert words in str(info.value)
 
 
-def test_the_rank_function_checks_its_input_and_needs_a_process_group():
-    with pytest.raises(TypeError, match="local_logits"):
-        vocab_parallel_token_logprobs(torch.ones(2, 3, dtype=torch.long), torch.zeros(2, dtype=torch.long), 0)
-    with pytest.raises(ValueError, match="vocab_start must be >= 0"):
+def test_the_rank_function_needs_a_process_group():
+    with pytest.raises(ValueError, match="vocab_start must be an int >= 0"):
         vocab_parallel_token_logprobs(torch.ones(2, 3), torch.zeros(2, dtype=torch.long), -1)
     with pytest.raises(RuntimeError, match="init_process_group"):
         vocab_parallel_token_logprobs(torch.ones(2, 3), torch.zeros(2, dtype=torch.long), 0)

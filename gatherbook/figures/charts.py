@@ -1,0 +1,165 @@
+"""Charts: one bar chart and one line chart that every measured quantity of the book uses.
+
+- :func:`bars` -- labelled horizontal bars; each label sits above its bar, so a long code label
+  needs no room beside the bars and the chart fits a phone. :func:`draw_peaks` (peak memory,
+  chapters 2 and 6) and :func:`draw_ratios` (benchmark ratios, chapter 6) are bars.
+- :func:`lines` -- lines against a shared ``x``, in one panel (``draw_errors``, chapter 2) or one
+  panel per line, stacked (``draw_curves``, chapter 3).
+
+Every chart is :data:`~gatherbook.figures.style.MAX_WIDTH` wide at most; labels are code and
+numbers; end the notebook cell with ``;``.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from gatherbook import args
+from gatherbook.figures import style
+
+__all__ = ["bars", "lines", "draw_peaks", "draw_ratios", "draw_errors", "draw_curves"]
+
+_ROW = 0.52  # inches per bar: its label above, the bar below
+_MARKERS = ("o", "s", "^", "D")
+
+
+def _values(name: str, values: Mapping) -> dict[str, float]:
+    args.mapping(name, values)
+    out = {}
+    for key, v in values.items():
+        args.label(f"a key of {name}", key)
+        out[key] = args.reals(f"{name}[{key!r}]", [v])[0]
+    return out
+
+
+@style.styled
+def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
+         log: bool = False, reference: float | None = None, reference_label: str | None = None,
+         high: str | None = None, title: str | None = None) -> Figure:
+    """Horizontal bars, one per entry of ``values`` (label -> number), top to bottom.
+
+    ``text`` formats the number written at each bar's end (a format string or a function);
+    ``log`` draws a log axis (values must be positive); ``reference`` draws a dashed line there,
+    labelled ``reference_label``; bars above the reference take colour ``high`` when given.
+    """
+    fmt = text.format if isinstance(text, str) else text
+    labels, v = list(values), np.array(list(values.values()), dtype=float)
+    assert not log or (v > 0).all() and (reference is None or reference > 0), "a log axis needs values > 0"
+    fig = plt.figure(figsize=(style.MAX_WIDTH, _ROW * len(v) + 0.75 + (0.3 if title else 0.0)))
+    ax = fig.add_subplot()
+    y = np.arange(len(v))[::-1] * 1.6  # room above each bar for its label
+    low = min(v.min(), reference or v.min()) / 3 if log else 0.0
+    faces = [high if high and reference is not None and x > reference else style.BAR for x in v]
+    ax.barh(y, v - low, left=low, height=0.8, color=faces, edgecolor=style.EDGE, linewidth=0.6)
+    if log:
+        ax.set_xscale("log")
+    hi = max(v.max(), reference or 0.0)
+    ax.set_xlim(low, hi * (6 if log else 1.25))
+    for yi, x, label in zip(y, v, labels):
+        ax.text(low if log else 0.0, yi + 0.5, label, va="bottom", fontsize=style.FS_LABEL)
+        ax.text(x * (1.08 if log else 1.0), yi, " " + fmt(x), va="center", fontsize=style.FS_LABEL)
+    if reference is not None:
+        ax.axvline(reference, color=style.MARK, linestyle="--", linewidth=1)
+        if reference_label:
+            ax.text(reference, y.max() + 1.25, reference_label + " ", color=style.MARK,
+                    fontsize=style.FS_LABEL, ha="right", va="bottom")
+    ax.set_ylim(-0.6, y.max() + 1.5)
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title, loc="left")
+    fig.tight_layout()
+    return fig
+
+
+@style.styled
+def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
+          ylabel: str | None = None, log: bool = False, stacked: bool = False,
+          title: str | None = None) -> Figure:
+    """Lines of ``ys`` (label -> ``n`` numbers) against ``x`` (``n`` numbers).
+
+    One panel with a legend under it (``stacked=False``; ``ylabel`` names its axis), or one panel
+    per line, stacked and sharing ``x`` (each panel's axis named by its label). ``log``: a log
+    y axis, values below 1e-9 (zeros too) drawn at 1e-9.
+    """
+    xs = args.reals("x", x)
+    curves = {args.label("a key of ys", k): args.reals(f"ys[{k!r}]", v) for k, v in args.mapping("ys", ys).items()}
+    for k, v in curves.items():
+        assert len(v) == len(xs), f"ys[{k!r}] has {len(v)} values for {len(xs)} x positions"
+    n = len(curves) if stacked else 1
+    legend_h = 0.0 if stacked else 0.28 * math.ceil(len(curves) / 2)
+    fig, axes = plt.subplots(n, 1, figsize=(style.MAX_WIDTH * (0.85 if stacked else 1.0),
+                                            (1.9 if stacked else 2.8) * n + legend_h + (0.3 if title else 0.0)),
+                             sharex=True, squeeze=False)
+    colours = plt.get_cmap(style.SEQUENTIAL)(np.linspace(0.1, 0.75, len(curves))) if stacked else [None] * len(curves)
+    for i, ((label, y), colour) in enumerate(zip(curves.items(), colours)):
+        ax = axes[i if stacked else 0, 0]
+        ax.plot(xs, [max(e, 1e-9) for e in y] if log else y, marker=_MARKERS[i % len(_MARKERS)],
+                markersize=3 if stacked else 5, linewidth=1.6, label=label, color=colour)
+        ax.grid(True)
+        if stacked:
+            ax.set_ylabel(label)
+    if log:
+        for ax in axes[:, 0]:
+            ax.set_yscale("log")
+    if not stacked:
+        axes[0, 0].set_ylabel(ylabel or "")
+        fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower left", ncol=2,
+                   bbox_to_anchor=(0.0, 0.0))
+    axes[-1, 0].set_xlabel(xlabel)
+    if title:
+        fig.suptitle(title, x=0.02, ha="left")
+    fig.tight_layout(rect=(0, legend_h / fig.get_figheight(), 1, 1))
+    return fig
+
+
+# --- the book's charts -------------------------------------------------------------------------
+def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
+               reference_label: str = "logits", xlabel: str = "peak_memory (MB)",
+               title: str | None = None) -> Figure:
+    """Bars of measured peak memory in MB (``peaks`` maps a label to bytes, each >= 0);
+    ``reference`` (bytes) draws a dashed line, e.g. at the size of the logits tensor."""
+    mb = {k: v / 1e6 for k, v in _values("peaks", peaks).items()}
+    assert min(mb.values()) >= 0, "peaks: bytes >= 0"
+    ref = None if reference is None else args.reals("reference", [reference])[0] / 1e6
+    return bars(mb, text="{:.0f} MB", xlabel=args.label("xlabel", xlabel), reference=ref,
+                reference_label=None if ref is None else f"{reference_label} = {ref:.0f} MB",
+                title=args.label("title", title, optional=True))
+
+
+def _ratio(v: float) -> str:
+    """``1234x``, ``42x``, ``1.5x``, ``0.29x``: at most 3 significant digits, never an exponent."""
+    return f"{v:.0f}x" if v >= 10 else f"{v:.2g}x" if v >= 0.01 else f"{v:.1e}x"
+
+
+def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
+    """Bars of positive ratios (label -> number) on a log axis with a dashed line at
+    ``reference``: blue at or below it, orange above (a pair red-green colour-blind readers tell
+    apart); each bar is labelled with its value (``0.31x``, ``1585x``)."""
+    values = _values("ratios", ratios)
+    assert all(math.isfinite(v) and v > 0 for v in values.values()), "ratios: positive and finite"
+    return bars(values, text=_ratio, xlabel=args.label("xlabel", xlabel), log=True,
+                reference=reference, high=style.CATEGORICAL[1])
+
+
+def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xlabel: str,
+                ylabel: str = "max |err|", title: str | None = None) -> Figure:
+    """Lines of errors (log scale) against ``x``; ``errors`` maps a label to one value per ``x``
+    (values below 1e-9, zeros included, are drawn at 1e-9)."""
+    return lines(x, errors, xlabel=args.label("xlabel", xlabel), ylabel=args.label("ylabel", ylabel),
+                 log=True, title=args.label("title", title, optional=True))
+
+
+def draw_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], *, xlabel: str = "step",
+                title: str | None = None) -> Figure:
+    """Training curves, one panel per entry of ``curves`` (1 to 4), stacked, sharing ``x``
+    (``True``/``False`` count as 1/0, so a success flag draws as a step line)."""
+    assert 1 <= len(args.mapping("curves", curves)) <= 4, "curves: 1 to 4 entries"
+    ys = {k: [float(v) for v in (vs.tolist() if hasattr(vs, "tolist") else vs)] for k, vs in curves.items()}
+    return lines(x, ys, xlabel=args.label("xlabel", xlabel), stacked=True,
+                 title=args.label("title", title, optional=True))

@@ -1,0 +1,437 @@
+"""The one renderer of pictures of cells, and the checker's picture :func:`draw_tensors`.
+
+Every picture of cells in the book (gather, scatter, Q-value picks, the checker's expected /
+got) is a list of :class:`Panel` s laid out by :func:`render`: one cell geometry, one rule for the
+ink on a coloured cell (:func:`gatherbook.figures.style.ink_on`), rows of panels that wrap so no
+figure is wider than :data:`~gatherbook.figures.style.MAX_WIDTH`.
+
+Layout of one tensor: a 0-d tensor is one cell, a 1-d tensor one row of cells, a 2-d tensor a
+grid with row numbers on the left and column numbers on top, and a 3-d tensor a row of 2-d
+slices labelled ``name[0]``, ``name[1]`` ... Pictures are for small tensors: at most
+:data:`MAX_SLICES` slices, :data:`MAX_ROWS` rows and :data:`MAX_COLS` columns.
+
+Labels are code identifiers and numbers only, so one figure serves both editions of the book;
+the caption (in the page's language) lives in the notebook cell's metadata. A figure ends the
+cell with ``;`` so Jupyter shows the picture once and no repr.
+"""
+from __future__ import annotations
+
+import contextvars
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, Rectangle
+
+from gatherbook import args
+from gatherbook.figures import style
+
+__all__ = ["draw_tensors", "MAX_SLICES", "MAX_ROWS", "MAX_COLS"]
+
+MAX_SLICES = 4  #: most slices (dim -3 of a 3-d tensor) a picture shows
+MAX_ROWS = 8  #: most rows (dim -2) a picture shows
+MAX_COLS = 10  #: most columns (the last dim) a picture shows
+_MAX_NDIM = 3
+
+_FONT = style.FONT
+_FS_VALUE, _FS_NUMBER, _FS_LABEL, _FS_TITLE, _FS_FIGTITLE = (
+    style.FS_VALUE, style.FS_NUMBER, style.FS_LABEL, style.FS_TITLE, style.FS_FIGTITLE)
+_INK, _MUTED, _EDGE = style.INK, style.MUTED, style.EDGE
+PLAIN, QUIET = -2, -1  #: colour ids that are not palette entries: a plain cell, a quiet one
+
+# --- geometry, in inches -----------------------------------------------------------------------
+_CELL_H = 0.34
+_CELL_W_MIN = 0.40
+_CELL_PAD = 0.16  # room left and right of the widest value
+_TAG_PAD = 0.035  # from a cell's top-left corner to its link number
+_COL_NUMBERS_H = 0.19  # column numbers above a grid
+_NUMBER_PAD = 0.05  # from the grid to its row and column numbers
+_SLICE_LABEL_H = 0.22  # "input[0]" above a slice
+_TITLE_H = 0.30  # panel title
+_SLICE_GAP = 0.30  # between the slices of one 3-d tensor
+_PANEL_GAP = 0.55  # between panels in a row
+_ROW_GAP = 0.18  # between rows of panels
+_MARGIN = 0.18
+_LINE_H = 0.19  # each further line of a panel title
+_FIGTITLE_H = 0.42
+_ARROW_OFF = 0.14  # from the grid edge to the dim arrow
+_ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a grid
+
+
+_text_width = style.text_width
+
+
+def _shape(t: torch.Tensor) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape)
+
+
+def _check_small(name: str, t: torch.Tensor, fn: str) -> None:
+    """Raise ValueError if ``t`` is too big for a readable picture."""
+    shape = _shape(t)
+    limit_text = (
+        f"{fn} is for small tensors: at most {MAX_COLS} columns (last dim), {MAX_ROWS} rows (dim -2) "
+        f"and {MAX_SLICES} slices (dim -3 of a 3-d tensor), i.e. shape ({MAX_SLICES}, {MAX_ROWS}, {MAX_COLS}) "
+        "at most"
+    )
+    if t.ndim > _MAX_NDIM:
+        raise ValueError(
+            f"{name} has {t.ndim} dimensions, shape {shape}, but {fn} draws tensors with 0 to {_MAX_NDIM} "
+            f"dimensions (shape ({MAX_SLICES}, {MAX_ROWS}, {MAX_COLS}) at most). Draw a slice of it "
+            f"(e.g. {name}[0]) or print {name}.shape."
+        )
+    limits = (MAX_SLICES, MAX_ROWS, MAX_COLS)[_MAX_NDIM - t.ndim :]
+    for d, (size, limit) in enumerate(zip(shape, limits)):
+        if size > limit:
+            cut = f"{name}[{':, ' * d}:{limit}]"
+            raise ValueError(
+                f"{name} has shape {shape}: {name}.size({d}) is {size}, too big for a picture; {limit_text}. "
+                f"Draw a slice such as {cut}, or print {name}.shape."
+            )
+
+
+# --- what a picture shows ----------------------------------------------------------------------
+def _two_decimals(v: float) -> str:
+    return f"{v:.2f}"
+
+
+#: how a float cell is written; draw_tensors(float_format=...) sets it for one drawing
+_FLOAT_FORMAT: contextvars.ContextVar[Callable[[float], str]] = contextvars.ContextVar(
+    "float_format", default=_two_decimals)
+
+
+def _cell_texts(t: torch.Tensor) -> np.ndarray:
+    """The text of every cell, an object array of ``t``'s shape: floats with 2 decimals (or as
+    ``draw_tensors(float_format=...)`` says)."""
+    t = t.detach().cpu()
+    if t.is_floating_point() or t.is_complex():
+        fmt = _FLOAT_FORMAT.get()
+    else:
+        fmt = str  # bool -> True/False, integers as they are
+    texts = [fmt(v) for v in t.reshape(-1).tolist()]
+    return np.array(texts, dtype=object).reshape(_shape(t))
+
+
+@dataclass
+class Grid:
+    """One 2-d slice of cells and everything drawn with it."""
+
+    texts: np.ndarray  # (rows, cols) str
+    ids: np.ndarray  # (rows, cols) colour id: PLAIN, QUIET or a palette index
+    mark: np.ndarray | None  # (rows, cols) bool: cells to outline in red
+    gids: np.ndarray  # (rows, cols) str: "index[1,0]", so tests can find a cell
+    label: str | None  # "input[0]" for a slice of a 3-d tensor
+    row_numbers: bool
+    col_numbers: bool
+    cell_w: float
+    empty: bool = False  # the tensor has no elements: drawn as one dashed "empty" cell
+    tagged: bool = False  # linked cells also carry their link number (more links than colours)
+    faces: np.ndarray | None = None  # (rows, cols) colours that replace the ids' faces
+    mark_color: str = style.MARK
+
+    @property
+    def width(self) -> float:
+        return self.texts.shape[1] * self.cell_w
+
+    @property
+    def height(self) -> float:
+        return self.texts.shape[0] * _CELL_H
+
+    @property
+    def numbers_w(self) -> float:  # room for the row numbers left of the grid
+        if not self.row_numbers:
+            return 0.0
+        return _text_width(str(self.texts.shape[0] - 1), _FS_NUMBER) + _NUMBER_PAD + 0.04
+
+    @property
+    def head(self) -> float:  # room above the grid (column numbers, slice label)
+        return (_COL_NUMBERS_H if self.col_numbers else 0.04) + (_SLICE_LABEL_H if self.label else 0.0)
+
+
+@dataclass
+class Panel:
+    """One tensor: a title and one grid (three grids ... for a 3-d tensor)."""
+
+    title: str
+    grids: list[Grid]
+    arrow: str | None = None  # "h" / "v": the dim arrow under / beside each grid; "slices": across them
+    arrow_label: str = ""
+
+    @property
+    def head(self) -> float:
+        return _TITLE_H + _LINE_H * self.title.count("\n") + max(g.head for g in self.grids)
+
+    @property
+    def title_w(self) -> float:
+        return max(_text_width(line, _FS_TITLE) for line in self.title.split("\n"))
+
+    @property
+    def foot(self) -> float:
+        return _ARROW_ROOM if self.arrow in ("h", "slices") else 0.0
+
+    def slot_w(self, g: Grid) -> float:
+        return g.numbers_w + g.width + (_ARROW_ROOM if self.arrow == "v" else 0.0)
+
+
+def _as_slices(a: np.ndarray) -> np.ndarray:
+    """View an array of 0 to 3 dims as (slices, rows, cols)."""
+    return a.reshape((1,) * (3 - a.ndim) + a.shape)
+
+
+def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
+          mark: torch.Tensor | np.ndarray | None = None, tagged: bool = False,
+          faces: np.ndarray | None = None, mark_color: str = style.MARK,
+          numbers: bool | None = None) -> Panel:
+    """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids.
+
+    ``ids``: colour ids (:data:`PLAIN`, :data:`QUIET` or a palette index) of ``t``'s shape;
+    ``faces``: colours of ``t``'s shape instead; ``mark``: bool cells outlined in ``mark_color``.
+    ``tagged``: write each linked cell's colour id in its corner as well, so that the link
+    stays unambiguous when there are more linked cells than palette colours. ``numbers``:
+    row numbers (default: for 2-d and 3-d tensors).
+    """
+    shape = _shape(t)
+    texts = _cell_texts(t) if t.numel() else np.array([["empty"]], dtype=object)
+    cell_w = max(_CELL_W_MIN, max(_text_width(s, _FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
+    if t.numel() == 0:
+        empty = Grid(texts, np.array([[PLAIN]]), None, np.array([[f"{name}[]"]]), label=None,
+                      row_numbers=False, col_numbers=False, cell_w=cell_w, empty=True)
+        return Panel(title, [empty])
+    ids = np.full(shape, PLAIN) if ids is None else ids
+    if isinstance(mark, torch.Tensor):
+        mark = mark.detach().cpu().numpy()
+    marks = None if mark is None else _as_slices(np.asarray(mark, dtype=bool))
+    all_faces = None if faces is None else _as_slices(np.asarray(faces, dtype=object))
+    positions = np.empty(shape, dtype=object)
+    for pos in np.ndindex(*shape):
+        positions[pos] = f"{name}[{','.join(map(str, pos))}]"
+    grids = []
+    for k, (s_texts, s_ids, s_gids) in enumerate(zip(_as_slices(texts), _as_slices(ids), _as_slices(positions))):
+        grids.append(Grid(
+            texts=s_texts, ids=s_ids, mark=None if marks is None else marks[k], gids=s_gids,
+            label=f"{name}[{k}]" if t.ndim == 3 else None,
+            row_numbers=t.ndim >= 2 if numbers is None else numbers, col_numbers=t.ndim >= 1,
+            cell_w=cell_w, tagged=tagged, faces=None if all_faces is None else all_faces[k],
+            mark_color=mark_color,
+        ))
+    return Panel(title, grids)
+
+
+def shape_title(label: str, t: torch.Tensor) -> str:
+    return f"{label}  {_shape(t)}"
+
+
+# --- drawing -----------------------------------------------------------------------------------
+def _face_and_text(colour_id: int) -> tuple[object, str]:
+    if colour_id == PLAIN:
+        return style.PAPER, _INK
+    if colour_id == QUIET:
+        return style.QUIET_FACE, style.QUIET_INK
+    return style.PALETTE[colour_id % len(style.PALETTE)], _INK
+
+
+def _draw_grid(ax, g: Grid) -> None:
+    """Draw grid ``g`` on ``ax``: one data unit per cell, row 0 at the top.
+
+    Cells are Rectangles whose gid names them (``"index[1,0]"``); the row and column numbers are
+    plain texts (gid ``"row"`` / ``"col"``) rather than axis ticks, which are slow to make.
+    """
+    rows, cols = g.texts.shape
+    ax.set_xlim(0, cols)
+    ax.set_ylim(rows, 0)
+    ax.set_axis_off()
+    number_style = dict(fontsize=_FS_NUMBER, family=_FONT, color=_MUTED, clip_on=False)
+    if g.col_numbers:
+        for j in range(cols):
+            ax.text(j + 0.5, -_NUMBER_PAD / _CELL_H, str(j), ha="center", va="bottom", gid="col", **number_style)
+    if g.row_numbers:
+        for i in range(rows):
+            ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, str(i), ha="right", va="center_baseline", gid="row",
+                    **number_style)
+    for i in range(rows):
+        for j in range(cols):
+            face, ink = _face_and_text(int(g.ids[i, j]))
+            if g.faces is not None:
+                face = g.faces[i, j]
+                ink = style.ink_on(face)
+            cell = Rectangle((j, i), 1, 1, facecolor=face, edgecolor=_EDGE, linewidth=0.8,
+                             linestyle="--" if g.empty else "-", clip_on=False, zorder=1)
+            cell.set_gid(str(g.gids[i, j]))
+            ax.add_artist(cell)  # not add_patch: the limits are set, and updating them is slow
+            ax.text(j + 0.5, i + 0.5, str(g.texts[i, j]), ha="center", va="center_baseline", zorder=3,
+                    fontsize=_FS_VALUE, family=_FONT, color=_MUTED if g.empty else ink,
+                    style="italic" if g.empty else "normal")
+            if g.tagged and g.ids[i, j] >= 0:  # the link number: a second cue beside the colour
+                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / _CELL_H, str(int(g.ids[i, j])),
+                        ha="left", va="top", zorder=3, fontsize=style.FS_TAG, family=_FONT,
+                        color=_MUTED, gid="tag")
+            if g.mark is not None and g.mark[i, j]:
+                outline = Rectangle((j + 0.06, i + 0.06), 0.88, 0.88, fill=False, edgecolor=g.mark_color,
+                                    linewidth=2.6, clip_on=False, zorder=2)
+                outline.set_gid(f"mark:{g.gids[i, j]}")
+                ax.add_artist(outline)
+
+
+class _Canvas:
+    """A new pyplot figure of ``width`` x ``height`` inches, addressed in inches from its top-left.
+
+    Everything is placed in figure fractions (not in inches via ``dpi_scale_trans``), so that
+    Jupyter's inline backend, which crops with ``bbox_inches="tight"``, keeps it all in place.
+    """
+
+    def __init__(self, width: float, height: float) -> None:
+        self.w, self.h = width, height
+        self.fig = plt.figure(figsize=(width, height), facecolor=style.PAPER, edgecolor=style.PAPER)
+        self.fig.patch.set_alpha(1.0)
+
+    def _xy(self, x: float, y: float) -> tuple[float, float]:
+        return x / self.w, 1.0 - y / self.h
+
+    def axes(self, left: float, top: float, width: float, height: float):
+        x0, y1 = self._xy(left, top + height)
+        return self.fig.add_axes((x0, y1, width / self.w, height / self.h))
+
+    def text(self, x: float, y: float, text: str, *, size: float, color: str = _INK, **kw) -> None:
+        self.fig.text(*self._xy(x, y), text, fontsize=size, color=color, family=_FONT, **kw)
+
+    def arrow(self, start: tuple[float, float], end: tuple[float, float]) -> None:
+        self.fig.add_artist(FancyArrowPatch(self._xy(*start), self._xy(*end), transform=self.fig.transFigure,
+                                            arrowstyle="-|>", mutation_scale=11, linewidth=1.2, color=_MUTED,
+                                            shrinkA=0, shrinkB=0))
+
+    def dim_arrow_h(self, left: float, right: float, bottom: float, label: str) -> None:
+        """A left-to-right arrow under a grid that spans ``left`` to ``right``, labelled ``dim=...``."""
+        span = max(right - left - 0.16, 0.36)
+        mid, y = (left + right) / 2, bottom + _ARROW_OFF
+        self.arrow((mid - span / 2, y), (mid + span / 2, y))
+        self.text(mid, y + 0.05, label, size=_FS_LABEL, color=_MUTED, ha="center", va="top")
+
+    def dim_arrow_v(self, x: float, top: float, bottom: float, label: str) -> None:
+        """A top-to-bottom arrow right of a grid, labelled ``dim=...``."""
+        self.arrow((x, top + 0.04), (x, bottom - 0.04))
+        self.text(x + 0.07, (top + bottom) / 2, label, size=_FS_LABEL, color=_MUTED, rotation=-90,
+                  ha="left", va="center")
+
+
+def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False) -> Figure:
+    """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure.
+
+    All positions are worked out in inches from the top-left corner, so cells have the same size
+    in every panel and nothing overlaps. A row wider than :data:`style.MAX_WIDTH` wraps: its
+    panels continue on the next row, so the figure fits a phone. ``same_slots`` gives every grid
+    the same slot width, so that slice k of every row sits in the same column (the rows of a
+    3-d gather picture).
+    """
+    all_slots = [p.slot_w(g) for row in rows for p in row for g in p.grids]
+    common = max(all_slots) if same_slots else None
+
+    def slots(p: Panel) -> list[float]:
+        return [common if common else p.slot_w(g) for g in p.grids]
+
+    def panel_w(p: Panel) -> float:
+        grids_w = sum(slots(p)) + _SLICE_GAP * (len(p.grids) - 1)
+        return max(grids_w, p.grids[0].numbers_w + p.title_w)
+
+    room = style.MAX_WIDTH - 2 * _MARGIN
+    wrapped = []
+    for row in rows:
+        line, used = [], 0.0
+        for p in row:
+            if line and used + _PANEL_GAP + panel_w(p) > room:
+                wrapped.append(line)
+                line, used = [], 0.0
+            used += (_PANEL_GAP if line else 0.0) + panel_w(p)
+            line.append(p)
+        wrapped.append(line)
+    rows = wrapped
+    placed = []  # (panel, x, row_top, grid_top), inches
+    y, width = _MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
+    for row in rows:
+        head = max(p.head for p in row)
+        body = max(g.height for p in row for g in p.grids)
+        x = _MARGIN
+        for p in row:
+            placed.append((p, x, y, y + head))
+            x += panel_w(p) + _PANEL_GAP
+        width = max(width, x - _PANEL_GAP)
+        y += head + body + max(p.foot for p in row) + _ROW_GAP
+    fig_w = max(width, _MARGIN + (_text_width(title, _FS_FIGTITLE) if title else 0.0)) + _MARGIN
+    fig_h = y - _ROW_GAP + _MARGIN
+    # whole pixels at 100 dpi, so Jupyter's "<Figure size 852x228 ...>" is a tidy, stable text
+    canvas = _Canvas(math.ceil(fig_w * 100) / 100, math.ceil(fig_h * 100) / 100)
+
+    if title:
+        canvas.text(_MARGIN, _MARGIN, title, size=_FS_FIGTITLE, weight="bold", ha="left", va="top")
+    for p, x, row_top, grid_top in placed:  # titles of a row on one line, grids of a row top-aligned
+        title_bottom = row_top + _TITLE_H + _LINE_H * p.title.count("\n") - 0.07
+        canvas.text(x + p.grids[0].numbers_w, title_bottom, p.title, size=_FS_TITLE,
+                    ha="left", va="bottom", linespacing=1.15)
+        gx = x
+        for g, slot in zip(p.grids, slots(p)):
+            left, bottom = gx + g.numbers_w, grid_top + g.height
+            _draw_grid(canvas.axes(left, grid_top, g.width, g.height), g)
+            if g.label:
+                canvas.text(left, grid_top - (_COL_NUMBERS_H if g.col_numbers else 0.0) - 0.02, g.label,
+                            size=_FS_LABEL, color=_MUTED, ha="left", va="bottom")
+            if p.arrow == "h":
+                canvas.dim_arrow_h(left, left + g.width, bottom, p.arrow_label)
+            elif p.arrow == "v":
+                canvas.dim_arrow_v(left + g.width + _ARROW_OFF, grid_top, bottom, p.arrow_label)
+            gx += slot + _SLICE_GAP
+        if p.arrow == "slices":
+            last = p.grids[-1]
+            right = gx - _SLICE_GAP - slots(p)[-1] + last.numbers_w + last.width
+            canvas.dim_arrow_h(x + p.grids[0].numbers_w, right, grid_top + max(g.height for g in p.grids),
+                               p.arrow_label)
+    return canvas.fig
+
+
+# --- public ------------------------------------------------------------------------------------
+@style.styled
+def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = None,
+                 mark: Mapping[str, torch.Tensor] | None = None,
+                 float_format: Callable[[float], str] | None = None) -> Figure:
+    """Draw a row of labelled grids, one per entry of ``tensors`` (label: key and shape).
+
+    Shapes: each tensor has 0 to 3 dims (0-d: one cell; 3-d: a row of slices ``name[0]`` ...),
+    at most 4 slices, 8 rows and 10 columns; the tensors may differ in shape and dtype (bool,
+    integer, floating: floats are written with 2 decimals). ``mark`` maps some of the keys to a
+    bool tensor of that entry's shape; its True cells get a thick red outline (where an answer
+    differs from the expected one, say).
+
+    Args:
+        tensors: name -> tensor, drawn left to right in the mapping's order.
+        title: optional text above the picture (code and numbers only: no CJK).
+        mark: optional name -> bool tensor of the same shape as ``tensors[name]``.
+        float_format: optional function that writes a float cell (default: 2 decimals), e.g. the
+            exercise checker's, so that its picture and its text show the same numbers.
+
+    Returns:
+        The matplotlib Figure (made with pyplot, so Jupyter shows it once; end the cell with ``;``).
+
+    Raises:
+        TypeError: ``tensors`` or ``mark`` is not a mapping, a key is not a str, or a value is
+            not a tensor.
+        ValueError: ``tensors`` is empty, a tensor is too big for a picture, or a mark names an
+            unknown key or differs from its tensor in shape or is not bool.
+    """
+    args.mapping("tensors", tensors)
+    for name, t in tensors.items():
+        args.label("a key of tensors", name)
+        _check_small(name, args.tensor(f"tensors[{name!r}]", t), "draw_tensors")
+    mark = args.mapping("mark", mark, optional=True)
+    for name, m in mark.items():
+        assert name in tensors, f"mark[{name!r}] names no entry of tensors ({', '.join(tensors)})"
+        args.tensor(f"mark[{name!r}]", m, kind="bool")
+        assert m.shape == tensors[name].shape, f"mark[{name!r}] needs the shape of tensors[{name!r}]"
+    args.label("title", title, optional=True)
+    assert float_format is None or callable(float_format), "float_format: a function float -> str"
+    token = _FLOAT_FORMAT.set(float_format or _two_decimals)
+    try:
+        panels = [panel(name, t, shape_title(name, t), mark=mark.get(name)) for name, t in tensors.items()]
+    finally:
+        _FLOAT_FORMAT.reset(token)
+    return render([panels], title)

@@ -1,0 +1,152 @@
+"""Pictures for the chapter on action values and policies (reinforcement learning).
+
+- :func:`draw_q_picks` -- Q-tables ``(B, A)`` (the kit's grid renderer), one cell per row outlined:
+  the action whose value is read (taken actions, a ``max``, or another network's ``argmax``),
+  and beside it ``out``, the values read.
+- :func:`draw_grid_policy` -- a grid world with the greedy action of every cell drawn as an arrow
+  and each cell coloured by its state value ``max_a Q(s, a)``.
+
+Training curves are :func:`gatherbook.figures.charts.draw_curves`.
+Labels are code identifiers, numbers and ASCII only (one figure serves both editions of the
+book); colour scales are cividis (style.SEQUENTIAL readable by red-green colour-blind readers). A figure ends its
+notebook cell with ``;`` so that Jupyter shows the picture and no repr.
+"""
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+
+from gatherbook import args
+from gatherbook.figures import style
+from gatherbook.figures.grid import panel, render
+from gatherbook.figures.style import INK as _INK
+from gatherbook.figures.style import MUTED as _MUTED
+from gatherbook.figures.style import styled
+
+__all__ = ["draw_q_picks", "draw_grid_policy", "ARROWS"]
+
+#: FrozenLake / CliffWalking action numbers -> arrow direction (dx, dy), y pointing down.
+ARROWS = {0: (-1, 0), 1: (0, 1), 2: (1, 0), 3: (0, -1)}
+
+
+@styled
+def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
+                 title: str | None = None) -> Figure:
+    """Q-tables stacked vertically, with one picked cell per row outlined.
+
+    ``panels`` maps a label (e.g. ``"q_next_target"``) to ``(q, picks)``: ``q`` of shape
+    ``(B, A)`` (float, at most 8 x 8) and ``picks`` of shape ``(B,)`` (integers in ``[0, A)``),
+    the column read in each row. Each cell shows its value; the picked value is also written
+    in a column on the right, so the panel reads as ``q.gather(1, picks.unsqueeze(1))``.
+    """
+    args.mapping("panels", panels)
+    assert len(panels) <= 4, "panels: at most 4"
+    args.label("title", title, optional=True)
+    checked = []
+    for label, (q, picks) in panels.items():
+        args.label("a key of panels", label)
+        q = args.tensor(f"panels[{label!r}][0]", q, ndim=2, kind="float").detach().cpu().double()
+        picks = args.tensor(f"panels[{label!r}][1]", picks, ndim=1, kind="int").detach().cpu().long()
+        B, A = q.shape
+        assert 1 <= B <= 8 and 1 <= A <= 8, f"panels[{label!r}]: q of at most (8, 8)"
+        assert picks.shape == (B,) and 0 <= int(picks.min()) <= int(picks.max()) < A, \
+            f"panels[{label!r}]: picks of shape ({B},), columns in [0, {A})"
+        checked.append((label, q, picks))
+    lo = min(float(q.min()) for _, q, _ in checked)
+    hi = max(float(q.max()) for _, q, _ in checked)
+    norm = plt.Normalize(lo, hi if hi > lo else lo + 1)
+    cmap = plt.get_cmap(style.SEQUENTIAL)
+    rows = []
+    for label, q, picks in checked:
+        faces = np.empty(tuple(q.shape), dtype=object)
+        for pos in np.ndindex(*faces.shape):
+            faces[pos] = cmap(norm(float(q[pos])))
+        picked = torch.zeros(q.shape, dtype=torch.bool)
+        picked[torch.arange(len(picks)), picks] = True
+        out = q.gather(1, picks.unsqueeze(1))
+        rows.append([panel("q", q, label, faces=faces, mark=picked, mark_color=style.PICK),
+                     panel("out", out, "out", mark=torch.ones_like(out, dtype=torch.bool),
+                           mark_color=style.PICK, numbers=False)])
+    return render(rows, title)
+
+
+@styled
+def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor, *,
+                     path: Sequence[int] | None = None, title: str | None = None) -> Figure:
+    """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrow.
+
+    ``desc``: the map as rows of one-letter codes, e.g. gymnasium's ``env.unwrapped.desc``
+    (bytes or str; ``H`` holes and ``G`` goals get no arrow). ``q``: ``(n_rows * n_cols, 4)``
+    float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``; actions 0 to 3 are
+    left, down, right, up (FrozenLake's and CliffWalking's numbering). ``path``: states to
+    outline (e.g. the greedy path from the start).
+    """
+    fn = "draw_grid_policy"
+    try:
+        rows = [[c.decode() if isinstance(c, bytes) else str(c) for c in row] for row in desc]
+    except TypeError:
+        raise TypeError(f"{fn}: desc must be rows of one-letter codes (e.g. env.unwrapped.desc); "
+                        f"got {type(desc).__name__}.") from None
+    n_rows = len(rows)
+    n_cols = len(rows[0]) if rows else 0
+    if not (1 <= n_rows <= 12 and 1 <= n_cols <= 12) or any(len(r) != n_cols for r in rows) \
+            or any(len(c) != 1 for r in rows for c in r):
+        raise ValueError(f"{fn}: desc must be a rectangle of one-letter codes, at most 12 x 12; got "
+                         f"{n_rows} rows of lengths {[len(r) for r in rows]}.")
+    qn = args.tensor("q", q, ndim=2, kind="float").detach().cpu().double().numpy()
+    assert qn.shape == (n_rows * n_cols, 4), f"q: shape ({n_rows * n_cols}, 4), one row per cell of desc"
+    args.label("title", title, optional=True)
+    path = [] if path is None else list(path)
+    if any(not isinstance(s, numbers.Integral) or not 0 <= s < n_rows * n_cols for s in path):
+        raise ValueError(f"{fn}: path must hold states in [0, {n_rows * n_cols}); got {path}.")
+    v = qn.max(1)
+    greedy = qn.argmax(1)
+    live = np.array([c not in "HG" for r in rows for c in r])
+    lo, hi = (v[live].min(), v[live].max()) if live.any() else (0.0, 1.0)
+    norm = plt.Normalize(lo, hi if hi > lo else lo + 1)
+    cmap = plt.get_cmap(style.SEQUENTIAL)
+    cell = min(0.85, (style.MAX_WIDTH - 0.9) / n_cols)
+    fig = plt.figure(figsize=(n_cols * cell + 0.9, n_rows * cell + (0.75 if title else 0.35)))
+    ax = fig.add_axes([0.02, 0.02, 0.96, (n_rows * cell + 0.2) / fig.get_figheight()])
+    ax.set_xlim(-0.45, n_cols + 0.05)
+    ax.set_ylim(n_rows + 0.05, -0.05)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    for s in range(n_rows * n_cols):
+        r, c = divmod(s, n_cols)
+        code = rows[r][c]
+        if code == "H":
+            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=style.HOLE, edgecolor=style.PAPER, linewidth=1.5))
+            ax.text(c + 0.5, r + 0.5, "H", fontsize=style.FS_CHAR, color=style.PAPER, ha="center", va="center")
+            continue
+        if code == "G":
+            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=style.PAPER, edgecolor=_INK, linewidth=1.5))
+            ax.text(c + 0.5, r + 0.5, "G", fontsize=style.FS_CHAR, color=_INK, ha="center", va="center")
+            continue
+        shade = norm(v[s])
+        ax.add_patch(Rectangle((c, r), 1, 1, facecolor=cmap(shade), edgecolor=style.PAPER, linewidth=1.5))
+        ink = style.ink_on(cmap(shade))
+        dx, dy = ARROWS[int(greedy[s])]
+        ax.annotate("", xy=(c + 0.5 + 0.3 * dx, r + 0.42 + 0.3 * dy),
+                    xytext=(c + 0.5 - 0.3 * dx, r + 0.42 - 0.3 * dy),
+                    arrowprops=dict(arrowstyle="-|>", color=ink, linewidth=2.2, mutation_scale=16))
+        ax.text(c + 0.5, r + 0.86, f"{v[s]:.2f}", fontsize=style.FS_TAG, color=ink, ha="center",
+                va="center")
+        if code == "S":
+            ax.text(c + 0.1, r + 0.14, "S", fontsize=style.FS_NUMBER, color=ink, ha="center", va="center")
+    for s in path:
+        r, c = divmod(s, n_cols)
+        ax.add_patch(Rectangle((c + 0.05, r + 0.05), 0.9, 0.9, fill=False, edgecolor=style.PICK, linewidth=2.4))
+    for r in range(n_rows):
+        ax.text(-0.25, r + 0.5, str(r), fontsize=style.FS_NUMBER, color=_MUTED, ha="center", va="center")
+    if title:
+        fig.text(0.03, 1 - 0.22 / fig.get_figheight(), title, fontsize=style.FS_TITLE, color=_INK,
+                 va="center")
+    return fig

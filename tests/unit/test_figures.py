@@ -1,0 +1,163 @@
+"""gatherbook.figures: every public drawing function draws, fits a phone, and keeps to the style.
+
+The sizes tested here are what the browser tests (tests/site/test_figures.py) rely on: no figure
+wider than style.MAX_WIDTH and no text smaller than style.FS_MIN.
+"""
+import ast
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import gatherbook  # noqa: E402
+from gatherbook import args, figures  # noqa: E402
+from gatherbook.figures import style  # noqa: E402
+
+X = torch.arange(12.0).reshape(3, 4)
+I = torch.tensor([[0, 2], [1, 1], [3, 0]])
+
+# one call of every public drawing function, with the arguments the notebooks use
+CALLS = {
+    "draw_gather 1-d": lambda: figures.draw_gather(torch.arange(6) * 10, 0, torch.tensor([5, 0, 2])),
+    "draw_gather 2-d": lambda: figures.draw_gather(X, 1, I),
+    "draw_gather 3-d": lambda: figures.draw_gather(torch.arange(24).reshape(2, 3, 4), 2,
+                                                   torch.zeros(2, 3, 1, dtype=torch.long)),
+    "draw_gather tagged": lambda: figures.draw_gather(torch.arange(40).reshape(4, 10), 1,
+                                                      torch.arange(40).reshape(4, 10) % 10),
+    "draw_tensors": lambda: figures.draw_tensors({"expected": X, "got": X + 1}, mark={"got": X > 3}),
+    "draw_scatter": lambda: figures.draw_scatter(torch.zeros(3, 4), 1, I, torch.ones(3, 2), reduce="add"),
+    "draw_scatter mean": lambda: figures.draw_scatter(torch.zeros(4), 0, torch.tensor([0, 0, 2]),
+                                                      torch.tensor([1.0, 2.0, 3.0]), reduce="mean",
+                                                      include_self=False),
+    "draw_q_picks": lambda: figures.draw_q_picks({"q.gather(1, actions.unsqueeze(1))":
+                                                  (torch.rand(4, 3), torch.tensor([0, 2, 1, 1]))}),
+    "draw_grid_policy": lambda: figures.draw_grid_policy(["SFFF", "FHFH", "FFFH", "HFFG"],
+                                                         torch.rand(16, 4), path=[0, 4, 8]),
+    "draw_shift": lambda: figures.draw_shift("Alice was"),
+    "draw_char_logprobs": lambda: figures.draw_char_logprobs(
+        {"model": ("Alice was beginning to get very tired, sitting b", -torch.rand(47) * 8)}),
+    "draw_token_mask": lambda: figures.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]),
+                                                       ["pad", "prompt", "done"]),
+    "draw_patches": lambda: figures.draw_patches({"x[0]": torch.rand(16, 12)}, (4, 4), labels={"x[0]": torch.arange(16)}),
+    "draw_patch_rows": lambda: figures.draw_patch_rows({"kept[0]": torch.rand(5, 12)}),
+    "draw_images": lambda: figures.draw_images({"img": torch.rand(8, 8, 3)}, patch=4),
+    "draw_peaks": lambda: figures.draw_peaks({"token_logprobs(logits, ids)": 3_000_000, "fused": 10**6},
+                                             reference=4_000_000),
+    "draw_errors": lambda: figures.draw_errors([0, 1, 2], {"bf16": [1e-3, 1e-2, 0.0], "fp16": [1e-6] * 3},
+                                               xlabel="c"),
+    "draw_curves": lambda: figures.draw_curves([0, 1, 2], {'log["err"]': [3, 2, 1], 'log["goal"]': [False, True, True]}),
+    "draw_ratios": lambda: figures.draw_ratios({"x[rows, ids]": 1.0, "one-hot": 1585.0}, xlabel="t / t(x)"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_every_figure_fits_a_phone_and_keeps_its_text_readable(name):
+    fig = CALLS[name]()
+    width, _ = fig.get_size_inches()
+    assert width <= style.MAX_WIDTH + 1e-9, f"{name}: {width} in wide"
+    fig.canvas.draw()
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
+    assert sizes, f"{name}: no text at all"
+    assert min(sizes) >= style.FS_MIN, f"{name}: text at {min(sizes)} pt"
+    assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+
+
+def test_every_public_name_is_in_the_kit():
+    public = {"draw_gather", "draw_tensors", "draw_scatter", "draw_shift", "draw_char_logprobs",
+              "draw_token_mask", "draw_q_picks", "draw_grid_policy", "draw_patches", "draw_patch_rows",
+              "draw_images", "draw_peaks", "draw_errors", "draw_curves", "draw_ratios"}
+    assert public <= set(figures.__all__)
+    assert {c.split()[0] for c in CALLS} == public
+
+
+def test_a_wide_row_of_panels_wraps_and_cells_keep_one_size():
+    fig = figures.draw_gather(X, 1, I)
+    cells = [a for a in fig.findobj(matplotlib.patches.Rectangle) if (a.get_gid() or "").startswith("input[")]
+    assert len(cells) == 12
+    axes_tops = sorted({round(ax.get_position().y1, 3) for ax in fig.axes})
+    assert len(axes_tops) == 2, "input, index on one row; out below"
+
+
+def test_draw_gather_states_the_rule_it_breaks():
+    with pytest.raises(ValueError, match=r"index\[0, 1\] is 4, out of range.*0 \.\. 3"):
+        figures.draw_gather(X, 1, torch.tensor([[0, 4]]))
+    with pytest.raises(ValueError, match="takes no negative indices"):
+        figures.draw_gather(X, 1, torch.tensor([[-1]]))
+    with pytest.raises(ValueError, match=r"index.size\(0\) is 4 but input.size\(0\) is 3"):
+        figures.draw_gather(X, 1, torch.zeros(4, 1, dtype=torch.long))
+    with pytest.raises(ValueError, match="A bool mask is not an index"):
+        figures.draw_gather(X, 1, X > 3)
+
+
+def test_the_argument_vocabulary_speaks_one_way():
+    with pytest.raises(TypeError, match=r"^x must be a torch.Tensor, got list. Convert it"):
+        args.tensor("x", [1])
+    with pytest.raises(ValueError, match=r"^x must have 2 dimension\(s\), got shape \(3,\).$"):
+        args.tensor("x", torch.zeros(3), ndim=2)
+    with pytest.raises(TypeError, match="^dim must be an int, got bool True.$"):
+        args.integer("dim", True)
+    with pytest.raises(ValueError, match="^patch must be an int >= 1, got 0.$"):
+        args.positive_int("patch", 0)
+    with pytest.raises(TypeError, match=r"^x\[1\] must be a number, got str 'a'.$"):
+        args.reals("x", [1, "a"])
+    with pytest.raises(ValueError, match="caption"):
+        args.label("title", "图")
+    with pytest.raises(ValueError, match="at least one entry"):
+        args.mapping("tensors", {})
+    assert args.label("title", None, optional=True) is None
+
+
+# --- style lives in one module -----------------------------------------------------------------
+_STYLE_KEYWORDS = {"color", "colors", "facecolor", "edgecolor", "fontsize", "size", "labelsize",
+                   "cmap", "c", "fc", "ec", "foreground", "labelcolor"}
+_STYLE_CALLS = {"get_cmap", "colormaps", "rc", "rcParams"}
+
+
+def _style_literals(path: pathlib.Path) -> list[str]:
+    """Colours, font sizes and colour maps written as literals in ``path``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+        if isinstance(node, ast.keyword) and node.arg in _STYLE_KEYWORDS:
+            if isinstance(node.value, ast.Constant) and node.value.value is not None:
+                found.append(f"{path.name}:{node.lineno} {node.arg}={node.value.value!r}")
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) in _STYLE_CALLS:
+            if any(isinstance(a, ast.Constant) for a in node.args):
+                found.append(f"{path.name}:{node.lineno} {node.func.attr}(...)")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                node.value.startswith("#") and len(node.value) in (4, 7, 9)
+                and all(c in "0123456789abcdefABCDEF" for c in node.value[1:])):
+            found.append(f"{path.name}:{node.lineno} {node.value}")
+        if isinstance(node, ast.Constant) and node.value in ("viridis", "cividis", "gray", "white", "black"):
+            found.append(f"{path.name}:{node.lineno} {node.value!r}")
+    return found
+
+
+def test_style_is_the_only_module_that_sets_colours_sizes_and_colour_maps():
+    package = pathlib.Path(gatherbook.__file__).parent
+    modules = [p for p in package.rglob("*.py") if p != package / "figures" / "style.py"]
+    assert len(modules) > 10
+    found = [f for p in modules for f in _style_literals(p)]
+    assert found == []
+    assert _style_literals(package / "figures" / "style.py"), "the detector finds nothing even in style.py"
+
+
+def test_style_colour_maps_are_colour_blind_safe_and_inks_read():
+    assert style.SEQUENTIAL == "cividis"
+    for face in style.PALETTE + style.STATE_FACES:
+        assert style.contrast_ratio(style.ink_on(face), face) >= 4.5
+    assert style.contrast_ratio(style.QUIET_INK, style.QUIET_FACE) >= style.MIN_QUIET_CONTRAST
+    # a 358 px phone column shows the widest figure's cell values at 9 CSS px or more
+    assert style.FS_VALUE * style.DPI / 72 * 358 / (style.MAX_WIDTH * style.DPI) >= 9
+    # a 741 px desktop column shows every figure whole: no text below 10 CSS px
+    assert style.MAX_WIDTH * style.DPI <= 741 and style.FS_MIN * style.DPI / 72 >= 10
