@@ -74,7 +74,7 @@ def build(lang: str, out: Path, strict: bool) -> None:
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT),
            "--config", str(config), "--toc", str(ROOT / edition(lang).toc),
            "--path-output", str(workdir), "--builder", "html",
-           # every page, every time: Sphinx's cache does not notice changes to book/_ext
+           # every page, every time: Sphinx's cache does not notice changes to book/ext
            "--all"]
     if strict:
         cmd += ["-W", "--keep-going", "-n"]

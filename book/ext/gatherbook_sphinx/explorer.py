@@ -24,7 +24,7 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 
-STATIC = Path(__file__).resolve().parent.parent / "_explorer"
+STATIC = Path(__file__).resolve().parents[2] / "_explorer"  # book/_explorer
 JS, CSS = "gather-explorer.js", "gather-explorer.css"
 MARKER = "data-gather-explorer"
 # the line readers without JavaScript see, by edition
@@ -60,7 +60,7 @@ class GatherExplorer(Directive):
 
     def run(self):
         env = self.state.document.settings.env
-        lang = env.config.gatherbook_this_language
+        lang = env.config.gatherbook_edition
         attrs = {MARKER: "", "data-lang": lang}
         if "compact" in self.options:
             attrs["data-compact"] = "1"
@@ -80,7 +80,7 @@ def has_explorer(doctree) -> bool:
         MARKER in node.astext() for node in doctree.findall(nodes.raw))
 
 
-def on_page_context(app, pagename, templatename, context, doctree) -> None:
+def page_context(app, doctree) -> None:
     if has_explorer(doctree):
         # added during html-page-context: on this page only (Sphinx's add_js_file)
         app.add_css_file(CSS)
@@ -88,13 +88,7 @@ def on_page_context(app, pagename, templatename, context, doctree) -> None:
 
 
 def add_static_path(app, config) -> None:
+    """``config-inited``: book/_explorer is a static folder of its own (not every page's)."""
     path = str(STATIC)
     if path not in config.html_static_path:
         config.html_static_path.append(path)
-
-
-def setup(app):
-    app.add_directive("gather-explorer", GatherExplorer)
-    app.connect("config-inited", add_static_path)
-    app.connect("html-page-context", on_page_context)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
