@@ -2,9 +2,8 @@
 
 The build (``book/build.py``), the Sphinx extension (``book/ext/gatherbook_sphinx``), the
 runtime (the languages a notebook may state) and the tests read :data:`EDITIONS`. Adding a language is one row here,
-plus its notebooks (``notebooks/<code>/``), its TOC file, its config override and its
-translated strings (the ``MESSAGES`` tables of :mod:`gatherbook.exercises`, the exercise
-download's headings, ``book/locales``).
+plus the files CONTRIBUTING.md lists under "Adding a language" (its notebooks, its TOC, its
+config override, its words in ``book/words/<code>.yml``, ``book/locales``, the checker's words).
 """
 from __future__ import annotations
 

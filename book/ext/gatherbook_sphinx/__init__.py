@@ -11,6 +11,7 @@ connects nothing itself:
 - :mod:`.outputs`: published tracebacks and outputs without the building machine's paths
   (``book/tidy_outputs.py`` uses it for the stored notebooks);
 - :mod:`.explorer`: the ``{gather-explorer}`` directive and its script;
+- :mod:`.mathjax`: MathJax offline, only the components the pages use;
 - :mod:`.titles`: exercise and solution titles written the Chinese way;
 - :mod:`.words`: what the site says, one table per edition;
 - :mod:`.workarounds`: fixes for the tools' bugs, each naming the version it works around.
@@ -21,9 +22,9 @@ from __future__ import annotations
 
 from gatherbook.editions import CODES
 
-from . import downloads, editions, explorer, outputs, search, titles, words, workarounds
+from . import downloads, editions, explorer, mathjax, outputs, search, titles, words, workarounds
 
-__all__ = ["downloads", "editions", "explorer", "outputs", "search", "titles", "words",
+__all__ = ["downloads", "editions", "explorer", "mathjax", "outputs", "search", "titles", "words",
            "workarounds", "setup"]
 
 
@@ -50,6 +51,7 @@ def setup(app):
     app.connect("config-inited", editions.check_edition)
     app.connect("config-inited", explorer.add_static_path)
     app.connect("config-inited", downloads.add_repository_substitution)
+    app.connect("config-inited", mathjax.set_path)
     app.connect("builder-inited", workarounds.quiet_jieba)
     app.connect("builder-inited", editions.read_other_tocs)
     app.connect("builder-inited", downloads.write_downloads)
@@ -57,4 +59,6 @@ def setup(app):
     app.connect("doctree-read", outputs.rewrite_tracebacks)
     app.connect("html-page-context", on_page_context, priority=600)
     app.connect("build-finished", workarounds.write_index_redirect, priority=400)
+    app.connect("build-finished", mathjax.copy_components)
+    app.connect("build-finished", workarounds.prune_unused_static)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}

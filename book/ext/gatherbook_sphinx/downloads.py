@@ -16,8 +16,8 @@ The notebooks are written under ``_build/exercises/<lang>/`` (generated files st
 a chapter links to its own with ``{download}`/_build/exercises/<lang>/<name>_exercises.ipynb```.
 
 **The "Run it yourself" zip** (``_build/run/gather-book.zip``, linked from ``book/<lang>/run.md``):
-one folder, ``gather-book/``, with the notebooks of both languages, the helper package, and the
-files that install and run them. Its bytes depend only on those files (fixed time stamps, sorted
+one folder, ``gather-book/``, with the notebooks of both languages (without outputs: the reader
+runs them), the helper package, and the files that install and run them. Its bytes depend only on those files (fixed time stamps, sorted
 names). The page names the repository when ``_config.yml`` configures one (``repository: url:``),
 through the MyST substitution ``{{ gatherbook_repository }}``.
 """
@@ -31,17 +31,14 @@ from pathlib import Path
 import nbformat
 import yaml
 
+from gatherbook.editions import edition
+
+from . import words
+
 GENERATED = Path("_build") / "exercises"
 _FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 _HEADING = re.compile(r"^#{1,6}\s")
-#: The download's own words, per language (a new edition adds one key).
-_WORDS = {
-    "en": {"title": "# Exercises: {title}\n\nFill in each function, then run the `check` cell below it. "
-                    "The solutions are in the chapter on the website.",
-           "heading": "### Exercise: {title}", "word": "### Exercise"},
-    "zh": {"title": "# 练习：{title}\n\n补全每个函数，然后运行它下面的 `check` 单元格。解答在网站上的对应章节里。",
-           "heading": "### 练习：{title}", "word": "### 练习"},
-}
+
 
 
 def _directive(cell) -> str | None:
@@ -64,7 +61,8 @@ def _plain_exercise_markdown(source: str, lang: str) -> str:
         if m and m.group("name") == "exercise":
             fences.append(m.group("fence"))
             title = m.group("arg").strip()
-            out.append(_WORDS[lang]["heading"].format(title=title) if title else _WORDS[lang]["word"])
+            w = words.table(lang)
+            out.append(w["download_heading"].format(title=title) if title else w["download_word"])
             continue
         if fences and stripped == fences[-1]:
             fences.pop()
@@ -97,8 +95,7 @@ def exercises_only(nb, lang: str):
         ValueError: ``nb`` has no ``{exercise}`` directive, or a ``{solution-start}`` without
             its ``{solution-end}``.
     """
-    if lang not in _WORDS:
-        raise ValueError(f"lang={lang!r}; expected one of {sorted(_WORDS)}")
+    edition(lang)  # ValueError: not an edition of the book
     cells = nb.cells
     first_ex = next((i for i, c in enumerate(cells) if _directive(c) == "exercise"), None)
     if first_ex is None:
@@ -110,7 +107,7 @@ def exercises_only(nb, lang: str):
     setup = next((c for c in cells if c.cell_type == "code"), None)
 
     new = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
-    new.cells.append(nbformat.v4.new_markdown_cell(_WORDS[lang]["title"].format(title=_title(nb))))
+    new.cells.append(nbformat.v4.new_markdown_cell(words.table(lang)["download_title"].format(title=_title(nb))))
     if setup is not None and cells.index(setup) < start:
         new.cells.append(nbformat.v4.new_code_cell(setup.source))
 
@@ -173,15 +170,6 @@ CONTENTS = [
 ]
 _EPOCH = (2026, 1, 1, 0, 0, 0)
 
-REPOSITORY_TEXT = {
-    "en": ("The book's source, with its tests and the tools that build this site, is at <{url}> "
-           "(`git clone {url}`)."),
-    "zh": "本书的源代码（含测试和构建本网站的工具）在 <{url}>（`git clone {url}`）。",
-}
-NO_REPOSITORY_TEXT = {
-    "en": "The download holds everything the notebooks need.",
-    "zh": "下载的压缩包里有运行 notebook 所需的全部文件。",
-}
 
 
 def files_to_ship(root: Path) -> list[Path]:
@@ -195,6 +183,18 @@ def files_to_ship(root: Path) -> list[Path]:
     return sorted(found)
 
 
+def without_outputs(data: bytes) -> bytes:
+    """A notebook (its bytes) with outputs and execution counts cleared: the reader runs it,
+    and the site shows what it prints. Each chapter's outputs would otherwise be in the site
+    three times (its page, its ``.ipynb`` download, the zip)."""
+    nb = nbformat.reads(data.decode("utf8"), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return (nbformat.writes(nb) + "\n").encode("utf8")
+
+
 def write_zip(root: Path, target: Path) -> list[str]:
     """Write the reader's zip of ``root`` to ``target``; returns the names in it."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -205,7 +205,10 @@ def write_zip(root: Path, target: Path) -> list[str]:
             info = zipfile.ZipInfo(f"{FOLDER}/{rel.as_posix()}", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            zf.writestr(info, (root / rel).read_bytes())
+            data = (root / rel).read_bytes()
+            if rel.suffix == ".ipynb":
+                data = without_outputs(data)
+            zf.writestr(info, data, compresslevel=9)
             names.append(info.filename)
     tmp.replace(target)
     return names
@@ -213,8 +216,8 @@ def write_zip(root: Path, target: Path) -> list[str]:
 
 def repository_text(url: str, lang: str) -> str:
     url = (url or "").strip()
-    texts = REPOSITORY_TEXT if url else NO_REPOSITORY_TEXT
-    return texts.get(lang, texts["en"]).format(url=url)
+    w = words.table(lang)
+    return (w["repository_text"] if url else w["no_repository_text"]).format(url=url)
 
 
 def configured_repository(root: Path) -> str:

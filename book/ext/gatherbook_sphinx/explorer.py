@@ -11,25 +11,25 @@ Options (all optional): ``:compact:`` (the small version: a 3 x 4 input, gather 
 ``:index-shape:`` (``3,2``) and ``:index:`` (its entries in row-major order, ``3,0,1,1,2,2``).
 
 The directive writes a ``<div class="gather-explorer">`` with those settings as data attributes
-and the page's language; ``book/_explorer/gather-explorer.js`` draws the explorer into it. The
+the page's language and its words; ``book/_explorer/gather-explorer.js`` draws the explorer into it. The
 script and its style sheet are added to the pages that hold an explorer only: they live outside
 ``book/_static``, whose every ``.js``/``.css`` Jupyter Book adds to every page.
 """
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 
+from . import words
+
 STATIC = Path(__file__).resolve().parents[2] / "_explorer"  # book/_explorer
 JS, CSS = "gather-explorer.js", "gather-explorer.css"
 MARKER = "data-gather-explorer"
-# the line readers without JavaScript see, by edition
-NOSCRIPT = {"en": "This interactive explorer needs JavaScript.",
-            "zh": "这个交互式演示需要 JavaScript。"}
 _INTS = re.compile(r"^\s*-?\d+(\s*,\s*-?\d+)*\s*$")
 
 
@@ -61,7 +61,9 @@ class GatherExplorer(Directive):
     def run(self):
         env = self.state.document.settings.env
         lang = env.config.gatherbook_edition
-        attrs = {MARKER: "", "data-lang": lang}
+        said = words.table(lang)
+        # the script's words, in the page's language (book/words/<code>.yml: explorer)
+        attrs = {MARKER: "", "data-lang": lang, "data-words": json.dumps(said["explorer"], ensure_ascii=False)}
         if "compact" in self.options:
             attrs["data-compact"] = "1"
         for key in ("op", "shape", "dim", "index-shape", "index"):
@@ -71,7 +73,7 @@ class GatherExplorer(Directive):
                 attrs[f"data-{key}"] = str(self.options[key]).strip()
         text = " ".join(f'{k}="{html.escape(v, quote=True)}"' if v else k for k, v in attrs.items())
         markup = (f'<div class="gather-explorer" {text}>'
-                  f'<noscript><p>{html.escape(NOSCRIPT.get(lang, NOSCRIPT["en"]))}</p></noscript></div>')
+                  f'<noscript><p>{html.escape(said["explorer_noscript"])}</p></noscript></div>')
         return [nodes.raw("", markup, format="html")]
 
 

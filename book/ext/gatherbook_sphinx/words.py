@@ -38,3 +38,11 @@ def of(app) -> dict[str, str]:
     from .editions import this_edition
 
     return table(this_edition(app).code)
+
+
+def keys(table_: dict, prefix: str = "") -> set[str]:
+    """The keys of a words table, nested ones as ``explorer.size``."""
+    found = set()
+    for key, value in table_.items():
+        found |= keys(value, f"{prefix}{key}.") if isinstance(value, dict) else {prefix + key}
+    return found

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import logging
+import shutil
 from pathlib import Path
 
 
@@ -85,3 +86,30 @@ def write_index_redirect(app, exception) -> None:
     Path(app.outdir, "index.html").write_text(_REDIRECT.format(
         lang=this_edition(app).tag, url=url, title=html.escape(app.config.project), icon=icon),
         encoding="utf8")
+
+
+#: Files the themes copy into ``_static`` that no page uses (globs relative to ``_static``).
+UNUSED_STATIC = (
+    # pydata-sphinx-theme 0.17.1 ships source maps (3.4 MB) next to its scripts and styles;
+    # browsers fetch them only for their developer tools
+    "**/*.map",
+    # sphinx-book-theme 1.3.0 copies its gettext catalogs (.po/.mo of 46 languages, 0.7 MB)
+    # into _static; Sphinx reads them from the package, no page loads them
+    "locales",
+    # pydata-sphinx-theme 0.17.1's Font Awesome: the .ttf fallbacks of the woff2 fonts, which
+    # every browser the theme supports reads instead
+    "vendor/fontawesome/webfonts/*.ttf",
+)
+
+
+def prune_unused_static(app, exception) -> None:
+    """``build-finished``: delete :data:`UNUSED_STATIC` from the output's ``_static``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    for pattern in UNUSED_STATIC:
+        for path in static.glob(pattern):
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.is_file():
+                path.unlink()
