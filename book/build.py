@@ -4,7 +4,13 @@
 
 - Each edition of :data:`gatherbook.editions.EDITIONS`: ``_config.yml`` with the edition's
   config override merged on top (if any), and the edition's TOC.
-- Result: ``<out>/<code>/`` for each edition and ``<out>/index.html`` (the language chooser).
+- The edition's words (``book/words/<code>.yml``: title, author, search box, toggle hints) are
+  written into its config.
+- Files that every edition holds byte for byte (the theme's scripts, MathJax, the figures, the
+  run-it-yourself zip) are kept once, in ``<out>/_shared/``, and the pages link there
+  (:func:`share_identical`).
+- Result: ``<out>/<code>/`` for each edition and ``<out>/index.html`` (the language chooser,
+  generated from :data:`gatherbook.editions.EDITIONS` and each edition's words).
 
 Warnings are errors (``-W --keep-going``) and references are checked (``-n``) unless
 ``--no-strict`` is given.
@@ -13,16 +19,30 @@ from __future__ import annotations
 
 import argparse
 import copy
+import filecmp
+import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import html
 import yaml
 
-from gatherbook.editions import CODES, edition
+from gatherbook.editions import CODES, EDITIONS, edition
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "book" / "ext"))
+from gatherbook_sphinx import words  # noqa: E402  (the site's words, one table per edition)
+
+# what each edition's words set in its Jupyter Book config: words key -> path in the config
+CONFIG_WORDS = {
+    "title": ("title",), "author": ("author",), "copyright": ("copyright",),
+    "search_bar_text": ("sphinx", "config", "html_theme_options", "search_bar_text"),
+    "togglebutton_hint": ("sphinx", "config", "togglebutton_hint"),
+    "togglebutton_hint_hide": ("sphinx", "config", "togglebutton_hint_hide"),
+}
 
 
 def merge(base: dict, over: dict) -> dict:
@@ -43,11 +63,15 @@ def edition_config(lang: str, workdir: Path) -> Path:
         ValueError: ``lang`` is not an edition of the book.
     """
     overrides = edition(lang).config
-    base_path = ROOT / "_config.yml"
-    if overrides is None:
-        return base_path
-    config = merge(yaml.safe_load(base_path.read_text(encoding="utf8")),
-                   yaml.safe_load((ROOT / overrides).read_text(encoding="utf8")))
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf8"))
+    if overrides is not None:
+        config = merge(config, yaml.safe_load((ROOT / overrides).read_text(encoding="utf8")))
+    said = words.table(lang)
+    for key, path in CONFIG_WORDS.items():
+        place = config
+        for part in path[:-1]:
+            place = place.setdefault(part, {})
+        place[path[-1]] = said[key]
     # local extension paths are relative to the config file: make them absolute
     local = config.get("sphinx", {}).get("local_extensions", {})
     for name, path in local.items():
@@ -74,10 +98,13 @@ def build(lang: str, out: Path, strict: bool) -> None:
     cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT),
            "--config", str(config), "--toc", str(ROOT / edition(lang).toc),
            "--path-output", str(workdir), "--builder", "html",
-           # every page, every time: Sphinx's cache does not notice changes to book/_ext
+           # every page, every time: Sphinx's cache does not notice changes to book/ext
            "--all"]
     if strict:
         cmd += ["-W", "--keep-going", "-n"]
+    # a fresh output folder: files a former build copied (or a former version of the build) stay out
+    if (workdir / "_build" / "html").exists():
+        shutil.rmtree(workdir / "_build" / "html")
     print(f"== building the {lang} edition", flush=True)
     result = subprocess.run(cmd, cwd=ROOT)
     if result.returncode != 0:
@@ -87,6 +114,85 @@ def build(lang: str, out: Path, strict: bool) -> None:
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(workdir / "_build" / "html", target)
+
+
+SHARED = "_shared"
+# the folders of an edition whose files may be the same in every edition
+SHAREABLE = ("_static", "_images", "_downloads")
+# a link to one of them in a page: quote or "(", the way up to the edition's root, the file
+_ASSET_LINK = re.compile(r"""(?P<lead>["'(])(?P<up>(?:\.\./)*)(?P<path>(?:%s)/[^"'?#)\s]+)""" % "|".join(SHAREABLE))
+
+
+def share_identical(out: Path, codes: list[str]) -> list[str]:
+    """Keep once, in ``<out>/_shared/``, every file that all editions hold byte for byte at the
+    same path under :data:`SHAREABLE`, and point their pages' links there. Returns those paths.
+
+    A shared style sheet keeps its relative links (fonts, images): what it links to sits beside
+    it in the same folders, shared too when it is the same everywhere (the site test reports any
+    request that fails).
+    """
+    if len(codes) < 2:
+        return []
+    first = out / codes[0]
+    shared = []
+    for folder in SHAREABLE:
+        for path in sorted((first / folder).rglob("*")):
+            if not path.is_file():
+                continue
+            rel = path.relative_to(first).as_posix()
+            if all((out / c / rel).is_file() and filecmp.cmp(path, out / c / rel, shallow=False)
+                   for c in codes[1:]):
+                shared.append(rel)
+    if not shared:
+        return []
+    wanted = set(shared)
+    for rel in shared:
+        target = out / SHARED / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(out / codes[0] / rel, target)
+        for code in codes[1:]:
+            (out / code / rel).unlink()
+
+    def relink(match: re.Match) -> str:
+        if match["path"] not in wanted:
+            return match[0]
+        return f'{match["lead"]}{match["up"]}../{SHARED}/{match["path"]}'
+
+    for code in codes:
+        for page in (out / code).rglob("*.html"):
+            text = page.read_text(encoding="utf8")
+            new = _ASSET_LINK.sub(relink, text)
+            if new != text:
+                page.write_text(new, encoding="utf8")
+    for code in codes:  # folders left empty
+        for folder in sorted((out / code).rglob("*"), key=lambda p: -len(p.parts)):
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+    return shared
+
+
+def site_index(icon: str = f"{CODES[0]}/_static/favicon.svg") -> str:
+    """The site's root page: the book's title in every language, and one choice per edition."""
+    first = EDITIONS[0]
+    template = (ROOT / "book" / "site_index.html").read_text(encoding="utf8")
+    titles = " · ".join(f'<span lang="{e.tag}">{html.escape(words.table(e.code)["title"])}</span>'
+                        if e is not first else html.escape(words.table(e.code)["title"]) for e in EDITIONS)
+    taglines = "\n".join(f'<p lang="{e.tag}">{words.table(e.code)["index_tagline"]}</p>' for e in EDITIONS)
+    choices = "\n".join(
+        f'  <a class="choice" href="{e.code}/index.html" hreflang="{e.tag}" lang="{e.tag}">'
+        f'<strong>{html.escape(e.name)}</strong><br>{html.escape(words.table(e.code)["index_choice"])}</a>'
+        for e in EDITIONS)
+    plain_titles = " · ".join(words.table(e.code)["title"] for e in EDITIONS)
+    return (template.replace("{{lang}}", first.tag).replace("{{icon}}", icon)
+            .replace("{{title}}", html.escape(plain_titles)).replace("{{heading}}", titles)
+            .replace("{{taglines}}", taglines).replace("{{choices}}", choices))
+
+
+def write_site_index(out: Path) -> None:
+    icon = next((p.relative_to(out).as_posix() for p in
+                 (out / SHARED / "_static" / "favicon.svg", out / CODES[0] / "_static" / "favicon.svg")
+                 if p.is_file()), f"{CODES[0]}/_static/favicon.svg")
+    (out / "index.html").write_text(site_index(icon), encoding="utf8")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -99,9 +205,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    for lang in args.lang or CODES:
+    codes = args.lang or list(CODES)
+    for lang in codes:
         build(lang, out, strict=not args.no_strict)
-    shutil.copyfile(ROOT / "book" / "site_index.html", out / "index.html")
+    if set(codes) == set(CODES):  # (a build of some editions keeps the others' _shared files)
+        if (out / SHARED).exists():
+            shutil.rmtree(out / SHARED)
+        share_identical(out, list(CODES))
+    write_site_index(out)
     print(f"\nThe book is built. Open {out / 'index.html'} in a browser "
           f"(or serve it: python -m http.server -d {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out} 8000).")
 

@@ -4,24 +4,20 @@ A cell that is meant to raise stores IPython's traceback, whose frames name abso
 (``/home/someone/repo/gatherbook/logprobs.py``, ``/.../site-packages/torch/_tensor.py``); a
 warning names them too. The downloadable notebooks should not carry the machine that executed
 them: this keeps each path from the package's own folder or the module on, as the site does
-(book/_ext/reader_tracebacks.py). nbval compares neither tracebacks nor these paths' prefixes,
+(book/ext/gatherbook_sphinx/outputs.py). nbval compares neither tracebacks nor these paths' prefixes,
 so the notebooks' tests are unaffected.
 
 Usage: python book/tidy_outputs.py NOTEBOOK.ipynb [...]
 """
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import nbformat
 
-_spec = importlib.util.spec_from_file_location(
-    "reader_tracebacks", Path(__file__).resolve().parent / "_ext" / "reader_tracebacks.py")
-_tracebacks = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_tracebacks)
-strip_machine_paths = _tracebacks.strip_machine_paths
+sys.path.insert(0, str(Path(__file__).resolve().parent / "ext"))  # the site's extension package
+from gatherbook_sphinx.outputs import strip_machine_paths  # noqa: E402
 
 
 def tidy(nb) -> int:

@@ -1,10 +1,9 @@
 """The editions of the book, in one table: every other place reads the languages from here.
 
-The build (``book/build.py``), the Sphinx extensions (``book/_ext``), the runtime (the languages
-a notebook may state) and the tests read :data:`EDITIONS`. Adding a language is one row here,
-plus its notebooks (``notebooks/<code>/``), its TOC file, its config override and its
-translated strings (the ``MESSAGES`` tables of :mod:`gatherbook.exercises`, the exercise
-download's headings, ``book/locales``).
+The build (``book/build.py``), the Sphinx extension (``book/ext/gatherbook_sphinx``), the
+runtime (the languages a notebook may state) and the tests read :data:`EDITIONS`. Adding a language is one row here,
+plus the files CONTRIBUTING.md lists under "Adding a language" (its notebooks, its TOC, its
+config override, its words in ``book/words/<code>.yml``, ``book/locales``, the checker's words).
 """
 from __future__ import annotations
 
@@ -22,10 +21,8 @@ class Edition:
         name: the language's name in itself, as the language switch shows it.
         toc: the edition's table of contents, relative to the repository root.
         config: the YAML merged over ``_config.yml`` for this edition (``None``: none).
-        joins_lines: the script writes no spaces between words, so a line break inside a
-            sentence of the source must not become a space on the page.
         cjk_titles: exercise titles in full-width brackets, 「练习 1.1（…）」, and solution titles
-            in Chinese order, 「练习 1.1（…）的解答」 (book/_ext/exercise_titles.py).
+            in Chinese order, 「练习 1.1（…）的解答」 (book/ext/gatherbook_sphinx/titles.py).
     """
 
     code: str
@@ -33,14 +30,12 @@ class Edition:
     name: str
     toc: str
     config: str | None = None
-    joins_lines: bool = False
     cjk_titles: bool = False
 
 
 EDITIONS: tuple[Edition, ...] = (
     Edition("en", "en", "English", "_toc.yml"),
-    Edition("zh", "zh-CN", "中文", "_toc_zh.yml", "book/zh/config.yml", joins_lines=True,
-            cjk_titles=True),
+    Edition("zh", "zh-CN", "中文", "_toc_zh.yml", "book/zh/config.yml", cjk_titles=True),
 )
 
 #: The codes, in book order (the first is the default).
@@ -58,12 +53,3 @@ def edition(code: object, what: str = "lang") -> Edition:
             return e
     raise ValueError(f"{what}={code!r} is not a language of this book; expected one of {', '.join(CODES)}.")
 
-
-def of_sphinx_language(language: object) -> Edition | None:
-    """The edition a Sphinx ``language`` setting (``"zh_CN"``, ``"zh-cn"``, ``"en"``) belongs to,
-    or ``None`` when it is none of the book's."""
-    wanted = str(language or "").lower().replace("-", "_")
-    for e in EDITIONS:
-        if wanted in (e.code, e.tag.lower().replace("-", "_")):
-            return e
-    return None

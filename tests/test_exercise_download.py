@@ -1,6 +1,7 @@
 """The no-solutions exercise notebook that the build publishes for each chapter."""
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -8,8 +9,8 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from exercise_download import exercises_only, generate_all  # noqa: E402
+from gatherbook_sphinx import downloads  # noqa: E402
+from gatherbook_sphinx.downloads import exercises_only, generate_all  # noqa: E402
 
 from gatherbook.editions import CODES  # noqa: E402
 from gatherbook.exercises import _messages  # noqa: E402
@@ -120,22 +121,18 @@ def test_downloaded_exercises_run_top_to_bottom(tmp_path, lang):
 
 
 def test_the_download_has_its_words_in_every_edition():
-    import exercise_download
+    from gatherbook_sphinx import words
 
-    assert set(exercise_download._WORDS) == set(CODES)
+    for code in CODES:
+        assert {"download_title", "download_heading", "download_word"} <= set(words.table(code))
 
 
-def test_links_to_the_former_place_of_the_downloads_are_pointed_to_build():
-    from docutils import nodes
-    from sphinx import addnodes
-
-    import exercise_download
-
-    doctree = nodes.document(None, None)
-    old = addnodes.download_reference(reftarget="/book/_generated/exercises/zh/01_x_exercises.ipynb")
-    new = addnodes.download_reference(reftarget="/_build/exercises/zh/01_x_exercises.ipynb")
-    other = addnodes.download_reference(reftarget="data.csv")
-    doctree += [old, new, other]
-    exercise_download.redirect_old_links(None, doctree)
-    assert [n["reftarget"] for n in (old, new, other)] == [
-        "/_build/exercises/zh/01_x_exercises.ipynb", "/_build/exercises/zh/01_x_exercises.ipynb", "data.csv"]
+def test_every_chapter_links_its_own_download_at_the_generated_path():
+    """A chapter's {download} link names the file generate_all writes: its edition, its name."""
+    link = re.compile(r"\{download\}`[^`<]*<([^>]+)>`")
+    for path in sorted((ROOT / "notebooks").glob("*/*.ipynb")):
+        nb = nbformat.read(path, 4)
+        targets = [t for c in nb.cells if c.cell_type == "markdown" for t in link.findall(c.source)]
+        has_exercises = any(downloads._directive(c) == "exercise" for c in nb.cells)
+        expected = f"/{downloads.GENERATED.as_posix()}/{path.parent.name}/{path.stem}_exercises.ipynb"
+        assert targets == ([expected] if has_exercises else []), path.relative_to(ROOT)

@@ -1,4 +1,4 @@
-"""book/_ext/exercise_titles.py: Chinese pages title exercises 「练习 1（…）」 and solutions
+"""book/ext/gatherbook_sphinx/titles.py: Chinese pages title exercises 「练习 1（…）」 and solutions
 「练习 1（…）的解答」; English pages keep sphinx-exercise's titles."""
 from __future__ import annotations
 
@@ -25,14 +25,21 @@ PAGE = """Page
 """
 
 
-def build(tmp_path: Path, language: str) -> str:
+def build(tmp_path: Path, language: str, edition: str) -> str:
     """Build PAGE in a fresh process (Sphinx's translations are global to a process)."""
     src = tmp_path / "src"
     src.mkdir()
     (src / "index.rst").write_text(PAGE, encoding="utf-8")
     (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
-        f"extensions = ['exercise_titles']\nlanguage = {language!r}\nnumfig = True\n",
+        f"import sys\nsys.path.insert(0, {str(ROOT / 'book' / 'ext')!r})\n"
+        "from gatherbook_sphinx import titles\n"
+        f"extensions = ['sphinx_exercise']\nlanguage = {language!r}\nnumfig = True\n"
+        f"gatherbook_edition = {edition!r}\n"
+        "def setup(app):  # the titles' part of gatherbook_sphinx.setup()\n"
+        "    app.add_config_value('gatherbook_edition', 'en', 'html')\n"
+        "    app.add_post_transform(titles.ChineseExerciseTitles)\n"
+        "    app.connect('html-page-context',\n"
+        "                lambda app, p, t, context, d: titles.no_space_before_full_width_bracket(app, context))\n",
         encoding="utf-8")
     subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", str(src),
                     str(tmp_path / "out")], check=True)
@@ -45,27 +52,32 @@ def titles(html: str) -> list[str]:
 
 
 def test_chinese_titles(tmp_path):
-    html = build(tmp_path, "zh_CN")
+    html = build(tmp_path, "zh_CN", "zh")
     assert titles(html) == ["练习 1（Pick one per row）", "练习 1（Pick one per row）的解答"]
 
 
 def test_english_titles_are_left_alone(tmp_path):
-    html = build(tmp_path, "en")
+    html = build(tmp_path, "en", "en")
     assert titles(html) == ["Exercise 1 (Pick one per row)", "Solution to Exercise 1 (Pick one per row)"]
 
 
-@pytest.mark.parametrize("language, chinese", [("zh_CN", True), ("zh-cn", True), ("en", False),
-                                               (None, False)])
-def test_language_detection(language, chinese):
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    try:
-        import exercise_titles
-    finally:
-        sys.path.remove(str(ROOT / "book" / "_ext"))
+@pytest.mark.parametrize("code, chinese", [("zh", True), ("en", False)])
+def test_the_edition_decides(code, chinese):
+    from gatherbook_sphinx import titles
 
     class App:
         class config:
-            pass
+            gatherbook_edition = code
 
-    App.config.language = language
-    assert exercise_titles._is_chinese(App) is chinese
+    assert titles._is_chinese(App) is chinese
+
+
+def test_a_build_of_no_edition_is_named():
+    from gatherbook_sphinx import titles
+
+    class App:
+        class config:
+            gatherbook_edition = "zh_CN"
+
+    with pytest.raises(ValueError, match=r"gatherbook_edition='zh_CN' is not a language of this book"):
+        titles._is_chinese(App)

@@ -398,8 +398,7 @@ def test_chapter_1_embeds_the_small_explorer_and_links_the_page(site, visit, edi
 # The directive's options (no browser)
 # ---------------------------------------------------------------------------------------------
 def test_directive_options_are_checked():
-    sys.path.insert(0, str(sh.ROOT / "book" / "_ext"))
-    import gather_explorer
+    from gatherbook_sphinx import explorer as gather_explorer
 
     shape = gather_explorer._ints("shape")
     assert shape(" 3, 4 ") == "3,4" and shape("-1") == "-1" and shape("") == ""

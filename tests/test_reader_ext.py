@@ -1,4 +1,4 @@
-"""The reader-facing parts of the book's Sphinx extension (book/_ext/reader_*.py), without a build."""
+"""The reader-facing parts of the book's Sphinx extension (book/ext/gatherbook_sphinx), without a build."""
 from __future__ import annotations
 
 import sys
@@ -6,11 +6,10 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-import reader_download  # noqa: E402
-import reader_pages  # noqa: E402
-import reader_search  # noqa: E402
-import reader_tracebacks as tb  # noqa: E402
+from gatherbook_sphinx import downloads as reader_download  # noqa: E402
+from gatherbook_sphinx import outputs as tb  # noqa: E402
+from gatherbook_sphinx import search as reader_search  # noqa: E402
+from gatherbook_sphinx import workarounds  # noqa: E402
 
 TRACEBACK = """\
 ---------------------------------------------------------------------------
@@ -56,7 +55,7 @@ def test_print_button_is_relabelled_inside_groups():
     buttons = [{"type": "group", "buttons": [{"type": "link", "text": ".ipynb"},
                                              {"type": "javascript", "javascript": "window.print()",
                                               "text": ".pdf", "tooltip": "列印成 PDF"}]}]
-    assert reader_pages.relabel_print_button(buttons, "打印为 PDF…") == 1
+    assert workarounds.relabel_print_button(buttons, "打印为 PDF…") == 1
     assert buttons[0]["buttons"][1]["text"] == buttons[0]["buttons"][1]["tooltip"] == "打印为 PDF…"
 
 

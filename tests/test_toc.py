@@ -8,10 +8,16 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from gatherbook_site import TOC_FILES, counterpart, toc_docnames  # noqa: E402
+from gatherbook.editions import CODES, EDITIONS  # noqa: E402
+from gatherbook_sphinx.editions import counterpart  # noqa: E402
+from gatherbook_sphinx.editions import toc_docnames as _toc_docnames  # noqa: E402
 
-from gatherbook.editions import CODES  # noqa: E402
+TOC_FILES = {e.code: e.toc for e in EDITIONS}
+
+
+def toc_docnames(toc_path: Path) -> set[str]:
+    code = next(c for c, t in TOC_FILES.items() if ROOT / t == toc_path)
+    return _toc_docnames(ROOT, code)
 
 SHARED_PAGES = {"book/glossary"}  # bilingual pages that both editions list
 
@@ -64,30 +70,51 @@ def test_both_editions_have_same_toc_shape():
     assert all(shape(code) == shape(CODES[0]) for code in CODES[1:])
 
 
-def test_chinese_line_breaks_join_without_stray_spaces():
-    from gatherbook_site import join_cjk_text
-    assert join_cjk_text("元素。\n本章") == "元素。本章"
-    assert join_cjk_text("每一列，\n而你要") == "每一列，而你要"
-    assert join_cjk_text("一个\n元素") == "一个元素"
-    assert join_cjk_text("形状为\n(3, 4)") == "形状为\n(3, 4)"      # Chinese then Latin: the space stays
-    assert join_cjk_text("the\nrow") == "the\nrow"                  # English is untouched
-    assert join_cjk_text("返回 2 行。\n`x` 的") == "返回 2 行。`x` 的"
+# Chinese characters and full-width punctuation (CJK symbols, ideographs, full-width forms).
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+# A soft line break (inside a paragraph) with Chinese on both sides: a browser or JupyterLab
+# shows it as a stray space ("元素。 本章"). Between Chinese and Latin text the space is wanted.
+_PUNCT = "\u3000-\u303f\uff00-\uffef"
+_CJK_BREAK = re.compile(rf"[{_CJK}]\n[{_CJK}]|[{_PUNCT}]\n.|.\n[{_PUNCT}]")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_BLOCK_START = re.compile(r"^\s*(#|[-*+] |\d+[.)] |>|\||:::|```|\$\$|<)")
 
 
-def test_chinese_soft_breaks_between_text_nodes_are_joined():
-    """MyST gives a soft line break a text node of its own: the join must look across nodes."""
-    from types import SimpleNamespace
+def soft_breaks_inside_chinese(markdown: str) -> list[str]:
+    """The lines of ``markdown`` that end inside a Chinese sentence and continue on the next line
+    (code blocks, math blocks, tables, list items and headings that start the next line excepted)."""
+    found, in_code = [], False
+    lines = markdown.split("\n")
+    for line, nxt in zip(lines, lines[1:]):
+        if _FENCE.match(line):
+            in_code = not in_code
+            continue
+        if in_code or not line.strip() or not nxt.strip() or _BLOCK_START.match(nxt) or "$$" in line:
+            continue
+        if _CJK_BREAK.search(line.rstrip()[-1:] + "\n" + nxt.lstrip()[:1]):
+            found.append(f"{line.strip()[-30:]} / {nxt.strip()[:30]}")
+    return found
 
-    from docutils import nodes
-    from docutils.core import publish_doctree
-    from gatherbook_site import join_cjk_lines
-    from myst_parser.parsers.docutils_ import Parser
 
-    source = "长度 6\n超过了。\n元素。\n本章从一维讲到\n三维，形状为\n(3, 4)，用\n`x` 表示\n\n```\n代码\n里面\n```"
-    for lang, expected in [("zh", "长度 6\n超过了。元素。本章从一维讲到三维，形状为\n(3, 4)，用\nx 表示"),
-                           ("en", "长度 6\n超过了。\n元素。\n本章从一维讲到\n三维，形状为\n(3, 4)，用\nx 表示")]:
-        doctree = publish_doctree(source, parser=Parser())
-        join_cjk_lines(SimpleNamespace(config=SimpleNamespace(gatherbook_this_language=lang)), doctree)
-        paragraph, code = list(doctree.findall(nodes.paragraph))[0], list(doctree.findall(nodes.literal_block))[0]
-        assert paragraph.astext() == expected, lang
-        assert code.astext().strip() == "代码\n里面"  # code is never touched
+def test_soft_break_detector():
+    assert soft_breaks_inside_chinese("读出一个元素。\n本章") == ["读出一个元素。 / 本章"]
+    assert soft_breaks_inside_chinese("形状为\n(3, 4)") == []          # Chinese then Latin: fine
+    assert soft_breaks_inside_chinese("the\nrow") == []
+    assert soft_breaks_inside_chinese("```\n代码\n里面\n```") == []    # code is never touched
+    assert soft_breaks_inside_chinese("一段。\n- 列表") == []           # a list starts
+    assert soft_breaks_inside_chinese("返回 2 行。\n`x` 的") != []      # after full-width punctuation
+
+
+def test_chinese_markdown_has_no_line_break_inside_a_sentence():
+    """The Chinese notebooks and pages are written without soft line breaks between Chinese
+    characters, so JupyterLab and the site show no stray spaces (the site joins nothing)."""
+    import nbformat
+
+    problems = []
+    for path in sorted((ROOT / "notebooks" / "zh").glob("*.ipynb")):
+        for i, cell in enumerate(nbformat.read(path, 4).cells):
+            if cell.cell_type == "markdown":
+                problems += [f"{path.name} cell {i}: {p}" for p in soft_breaks_inside_chinese(cell.source)]
+    for path in sorted((ROOT / "book" / "zh").glob("*.md")):
+        problems += [f"{path.name}: {p}" for p in soft_breaks_inside_chinese(path.read_text(encoding="utf8"))]
+    assert not problems, "\n".join(problems[:20])

@@ -142,38 +142,18 @@
   // ------------------------------------------------------------------------------------------
   // Words, in the page's language
   // ------------------------------------------------------------------------------------------
-  const TEXT = {
-    en: {
-      region: "gather explorer", op: "operation", inputShape: "input shape", indexShape: "index shape",
-      selfShape: "out shape", ndim: "dims", size: (d) => `size of dim ${d}`, dim: "dim",
-      random: "random index", edit: (name) => `edit ${name}`, minus: "decrease", plus: "increase",
-      cell: (name, v) => `${name}, value ${v}`, outShape: "out.shape", error: "PyTorch raises",
-      none: "Point at or focus an index cell to see the formula for it.",
-      help: "Tab to an index cell, then type a number or press the up and down arrow keys; left and right move between cells.",
-      range: (v, d, s) => `${v} is out of range: input has size ${s} along dim ${d}`,
-      rangeScatter: (v, d, s) => `${v} is out of range: out has size ${s} along dim ${d}`,
-      writtenTwice: (cells) => `Written more than once: ${cells}. PyTorch does not define which value stays ("the behavior is non-deterministic"); here the CPU's last write is shown.`,
-      emptyNote: "index has no entries: nothing is read and nothing is checked.",
-      figure: "input, index and out drawn as grids; colour links each index cell to the input cell it reads",
-      figureScatter: "src, index and out drawn as grids; colour links each index cell to the out cell it writes",
-      code: "In PyTorch", empty: "empty",
-    },
-    zh: {
-      region: "gather 演示", op: "操作", inputShape: "input 的形状", indexShape: "index 的形状",
-      selfShape: "out 的形状", ndim: "维数", size: (d) => `第 ${d} 维的大小`, dim: "dim",
-      random: "随机 index", edit: (name) => `编辑 ${name}`, minus: "减一", plus: "加一",
-      cell: (name, v) => `${name}，值为 ${v}`, outShape: "out.shape", error: "PyTorch 报错",
-      none: "把指针移到某个 index 格子上（或用键盘聚焦它），这里会给出它的公式。",
-      help: "按 Tab 键移到 index 的格子上，输入数字，或按上下方向键改变它的值；左右方向键在格子之间移动。",
-      range: (v, d, s) => `${v} 超出范围：input 沿第 ${d} 维的大小为 ${s}`,
-      rangeScatter: (v, d, s) => `${v} 超出范围：out 沿第 ${d} 维的大小为 ${s}`,
-      writtenTwice: (cells) => `这些位置被写了不止一次：${cells}。PyTorch 不规定留下哪个值（文档称其行为“non-deterministic”）；这里显示的是 CPU 上最后一次写入的值。`,
-      emptyNote: "index 没有元素：什么也不读，也什么都不检查。",
-      figure: "input、index 与 out 画成格子；颜色把每个 index 格子与它读取的 input 格子连起来",
-      figureScatter: "src、index 与 out 画成格子；颜色把每个 index 格子与它写入的 out 格子连起来",
-      code: "对应的 PyTorch 代码", empty: "empty",
-    },
-  };
+  // The words come with the page, in its language: data-words, from book/words/<code>.yml
+  // (explorer:). The ones below take values: "size of dim {d}".
+  const PLACES = {size: ["d"], edit: ["name"], cell: ["name", "v"], range: ["v", "d", "s"],
+                  rangeScatter: ["v", "d", "s"], writtenTwice: ["cells"]};
+  function wordsOf(root) {
+    const words = JSON.parse(root.dataset.words || "{}");
+    for (const [key, names] of Object.entries(PLACES)) {
+      const text = words[key];
+      words[key] = (...values) => text.replace(/\{(\w+)\}/g, (m, name) => String(values[names.indexOf(name)]));
+    }
+    return words;
+  }
 
   // ------------------------------------------------------------------------------------------
   // The look of the book's figures (gatherbook/style.py)
@@ -208,8 +188,7 @@
   class Explorer {
     constructor(root) {
       this.root = root;
-      const lang = (root.dataset.lang || document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
-      this.t = TEXT[lang];
+      this.t = wordsOf(root);
       this.compact = root.dataset.compact === "1";
       this.id = "gx" + (Explorer.count = (Explorer.count || 0) + 1);
       const inputShape = ints(root.dataset.shape);

@@ -1,6 +1,8 @@
-"""Make a chapter's exercise notebook without solutions, for readers to download and work in.
+"""What a reader downloads: each chapter's exercises without solutions, and the whole book as a zip.
 
-Generated at build time from the chapter notebook itself (never kept as a second copy):
+Both are generated at build time into ``_build/`` (never committed, never a second copy kept).
+
+**Exercise notebooks.** Generated from the chapter notebook itself (never kept as a second copy):
 
 - the chapter's setup cell (its first code cell, which states the language with
   ``gb.setup(lang=...)``), so the exercises run on their own, with feedback in their language;
@@ -12,29 +14,31 @@ Generated at build time from the chapter notebook itself (never kept as a second
 
 The notebooks are written under ``_build/exercises/<lang>/`` (generated files stay in ``_build``);
 a chapter links to its own with ``{download}`/_build/exercises/<lang>/<name>_exercises.ipynb```.
-Links to the former place, ``/book/_generated/exercises/...``, are pointed there too
-(:func:`redirect_old_links`).
+
+**The "Run it yourself" zip** (``_build/run/gather-book.zip``, linked from ``book/<lang>/run.md``):
+one folder, ``gather-book/``, with the notebooks of both languages (without outputs: the reader
+runs them), the helper package, and the files that install and run them. Its bytes depend only on those files (fixed time stamps, sorted
+names). The page names the repository when ``_config.yml`` configures one (``repository: url:``),
+through the MyST substitution ``{{ gatherbook_repository }}``.
 """
 from __future__ import annotations
 
 import copy
 import re
+import zipfile
 from pathlib import Path
 
 import nbformat
+import yaml
+
+from gatherbook.editions import edition
+
+from . import words
 
 GENERATED = Path("_build") / "exercises"
-_OLD_PREFIX = "/book/_generated/exercises/"
 _FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 _HEADING = re.compile(r"^#{1,6}\s")
-#: The download's own words, per language (a new edition adds one key).
-_WORDS = {
-    "en": {"title": "# Exercises: {title}\n\nFill in each function, then run the `check` cell below it. "
-                    "The solutions are in the chapter on the website.",
-           "heading": "### Exercise: {title}", "word": "### Exercise"},
-    "zh": {"title": "# 练习：{title}\n\n补全每个函数，然后运行它下面的 `check` 单元格。解答在网站上的对应章节里。",
-           "heading": "### 练习：{title}", "word": "### 练习"},
-}
+
 
 
 def _directive(cell) -> str | None:
@@ -57,7 +61,8 @@ def _plain_exercise_markdown(source: str, lang: str) -> str:
         if m and m.group("name") == "exercise":
             fences.append(m.group("fence"))
             title = m.group("arg").strip()
-            out.append(_WORDS[lang]["heading"].format(title=title) if title else _WORDS[lang]["word"])
+            w = words.table(lang)
+            out.append(w["download_heading"].format(title=title) if title else w["download_word"])
             continue
         if fences and stripped == fences[-1]:
             fences.pop()
@@ -90,8 +95,7 @@ def exercises_only(nb, lang: str):
         ValueError: ``nb`` has no ``{exercise}`` directive, or a ``{solution-start}`` without
             its ``{solution-end}``.
     """
-    if lang not in _WORDS:
-        raise ValueError(f"lang={lang!r}; expected one of {sorted(_WORDS)}")
+    edition(lang)  # ValueError: not an edition of the book
     cells = nb.cells
     first_ex = next((i for i, c in enumerate(cells) if _directive(c) == "exercise"), None)
     if first_ex is None:
@@ -103,7 +107,7 @@ def exercises_only(nb, lang: str):
     setup = next((c for c in cells if c.cell_type == "code"), None)
 
     new = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
-    new.cells.append(nbformat.v4.new_markdown_cell(_WORDS[lang]["title"].format(title=_title(nb))))
+    new.cells.append(nbformat.v4.new_markdown_cell(words.table(lang)["download_title"].format(title=_title(nb))))
     if setup is not None and cells.index(setup) < start:
         new.cells.append(nbformat.v4.new_code_cell(setup.source))
 
@@ -151,14 +155,92 @@ def generate_all(srcdir: Path, lang: str, docnames: set[str]) -> list[Path]:
     return written
 
 
-def redirect_old_links(app, doctree) -> None:
-    """Point ``{download}`` links to ``/book/_generated/exercises/...`` at ``/_build/exercises/...``.
 
-    Connected to ``doctree-read`` before Sphinx's download collector (priority 500) reads them.
+# ---------------------------------------------------------------------------------------------
+# The "Run it yourself" zip
+# ---------------------------------------------------------------------------------------------
+ZIP_NAME = "gather-book.zip"
+FOLDER = "gather-book"
+RUN_GENERATED = Path("_build") / "run"  # generated files stay in _build
+# What the reader needs: (pattern under the source root, glob)
+CONTENTS = [
+    ("notebooks/en", "*.ipynb"), ("notebooks/zh", "*.ipynb"),
+    ("gatherbook", "**/*.py"), ("gatherbook", "bench_results/*.json"),  # ch6 shows a recorded run
+    (".", "requirements.txt"), (".", "pyproject.toml"), (".", "Makefile"), (".", "README.md"),
+]
+_EPOCH = (2026, 1, 1, 0, 0, 0)
+
+
+
+def files_to_ship(root: Path) -> list[Path]:
+    """The files of the zip, relative to ``root``, sorted."""
+    found = set()
+    for folder, pattern in CONTENTS:
+        for path in (root / folder).glob(pattern):
+            rel = path.relative_to(root)
+            if path.is_file() and "__pycache__" not in rel.parts and ".ipynb_checkpoints" not in rel.parts:
+                found.add(rel)
+    return sorted(found)
+
+
+def without_outputs(data: bytes) -> bytes:
+    """A notebook (its bytes) with outputs and execution counts cleared: the reader runs it,
+    and the site shows what it prints. Each chapter's outputs would otherwise be in the site
+    three times (its page, its ``.ipynb`` download, the zip)."""
+    nb = nbformat.reads(data.decode("utf8"), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return (nbformat.writes(nb) + "\n").encode("utf8")
+
+
+def write_zip(root: Path, target: Path) -> list[str]:
+    """Write the reader's zip of ``root`` to ``target``; returns the names in it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    names = []
+    tmp = target.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for rel in files_to_ship(root):
+            info = zipfile.ZipInfo(f"{FOLDER}/{rel.as_posix()}", date_time=_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            data = (root / rel).read_bytes()
+            if rel.suffix == ".ipynb":
+                data = without_outputs(data)
+            zf.writestr(info, data, compresslevel=9)
+            names.append(info.filename)
+    tmp.replace(target)
+    return names
+
+
+def repository_text(url: str, lang: str) -> str:
+    url = (url or "").strip()
+    w = words.table(lang)
+    return (w["repository_text"] if url else w["no_repository_text"]).format(url=url)
+
+
+def configured_repository(root: Path) -> str:
+    """``repository: url:`` of the project's ``_config.yml`` ("" when there is none).
+
+    (Read from the file: Jupyter Book fills in its own repository as a default otherwise.)
     """
-    from sphinx import addnodes
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf8")) or {}
+    return str((config.get("repository") or {}).get("url") or "")
 
-    for node in doctree.findall(addnodes.download_reference):
-        target = node.get("reftarget", "")
-        if target.startswith(_OLD_PREFIX):
-            node["reftarget"] = "/" + GENERATED.as_posix() + "/" + target[len(_OLD_PREFIX):]
+
+def add_repository_substitution(app, config) -> None:
+    """``config-inited``: the run page's ``{{ gatherbook_repository }}``."""
+    url = configured_repository(Path(app.srcdir))
+    subs = dict(getattr(config, "myst_substitutions", {}) or {})
+    subs["gatherbook_repository"] = repository_text(url, config.gatherbook_edition)
+    config.myst_substitutions = subs
+
+
+def write_downloads(app) -> None:
+    """``builder-inited``: the exercise notebooks of this edition's chapters, and the zip."""
+    from . import editions
+
+    root = Path(app.srcdir)
+    generate_all(root, app.config.gatherbook_edition, editions.toc_docnames(root, app.config.gatherbook_edition))
+    write_zip(root, root / RUN_GENERATED / ZIP_NAME)

@@ -1,6 +1,6 @@
 """Exercise and solution titles written the Chinese way on Chinese pages.
 
-sphinx-exercise translates its words (练习, 解答) but keeps the English word order and ASCII
+sphinx-exercise 1.2.1 translates its words (练习, 解答) but keeps the English word order and ASCII
 brackets: 「练习 1.1 (每行取一个元素)」 and 「解答 练习 1.1 (每行取一个元素)」. On a page whose
 ``language`` is Chinese this post-transform, which runs after sphinx-exercise's own title
 transforms, writes full-width brackets around the exercise's title and puts the solution's
@@ -23,10 +23,9 @@ FULL_OPEN, FULL_CLOSE = "（", "）"
 
 def _is_chinese(app: Sphinx) -> bool:
     """Whether this build's edition writes its titles the Chinese way (gatherbook.editions)."""
-    from gatherbook.editions import of_sphinx_language
+    from .editions import this_edition
 
-    found = of_sphinx_language(app.config.language)
-    return bool(found and found.cjk_titles)
+    return this_edition(app).cjk_titles
 
 
 def _full_width_brackets(parent: nodes.Element) -> None:
@@ -73,14 +72,7 @@ class ChineseExerciseTitles(SphinxPostTransform):
 _NUMBER_SPACE = re.compile(r'(<span class="caption-number">[^<]*?) </span>' + FULL_OPEN)
 
 
-def no_space_before_full_width_bracket(app: Sphinx, pagename: str, templatename: str,
-                                       context: dict, doctree) -> None:
+def no_space_before_full_width_bracket(app: Sphinx, context: dict) -> None:
+    """Drop the space Sphinx 7.4's HTML writer puts after a caption number, before （."""
     if _is_chinese(app) and "body" in context:
         context["body"] = _NUMBER_SPACE.sub(r"\1</span>" + FULL_OPEN, context["body"])
-
-
-def setup(app: Sphinx) -> dict:
-    app.setup_extension("sphinx_exercise")
-    app.add_post_transform(ChineseExerciseTitles)
-    app.connect("html-page-context", no_space_before_full_width_bracket)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}

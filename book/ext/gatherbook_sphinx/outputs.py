@@ -1,14 +1,17 @@
-"""Published tracebacks show what a reader needs, and nothing of the machine that built the book.
+"""Notebook outputs as published: tracebacks show what a reader needs, and nothing of the machine that built the book.
 
 A cell that is meant to raise is stored with IPython's full traceback: every frame inside the
 helper package, each with the absolute path of the machine that executed the notebook. On the
 page that becomes a screen of internals and ``File /home/someone/...``. When the page is built
-(the notebooks keep their stored outputs, which nbval compares), each traceback keeps:
+(:func:`rewrite_tracebacks`; the notebooks keep their stored outputs, which nbval compares), each traceback keeps:
 
 - IPython's header (``ValueError    Traceback (most recent call last)``);
 - the frames of the reader's own cells (``Cell In[3], line 1`` and its lines);
 - one ``(...)`` where frames of library code were (no paths, no source);
 - the exception and its message, with any absolute path in it cut to the package's own path.
+
+``book/tidy_outputs.py`` (``make execute``) applies :func:`strip_machine_paths` to the stored
+notebooks, so the downloads carry no machine paths either.
 """
 from __future__ import annotations
 
@@ -78,8 +81,3 @@ def rewrite_tracebacks(app, doctree) -> None:
                 node.children = []
                 node += nodes.Text(new)
                 node.rawsource = new
-
-
-def setup(app):
-    app.connect("doctree-read", rewrite_tracebacks)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

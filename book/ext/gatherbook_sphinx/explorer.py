@@ -11,25 +11,25 @@ Options (all optional): ``:compact:`` (the small version: a 3 x 4 input, gather 
 ``:index-shape:`` (``3,2``) and ``:index:`` (its entries in row-major order, ``3,0,1,1,2,2``).
 
 The directive writes a ``<div class="gather-explorer">`` with those settings as data attributes
-and the page's language; ``book/_explorer/gather-explorer.js`` draws the explorer into it. The
+the page's language and its words; ``book/_explorer/gather-explorer.js`` draws the explorer into it. The
 script and its style sheet are added to the pages that hold an explorer only: they live outside
 ``book/_static``, whose every ``.js``/``.css`` Jupyter Book adds to every page.
 """
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 
-STATIC = Path(__file__).resolve().parent.parent / "_explorer"
+from . import words
+
+STATIC = Path(__file__).resolve().parents[2] / "_explorer"  # book/_explorer
 JS, CSS = "gather-explorer.js", "gather-explorer.css"
 MARKER = "data-gather-explorer"
-# the line readers without JavaScript see, by edition
-NOSCRIPT = {"en": "This interactive explorer needs JavaScript.",
-            "zh": "这个交互式演示需要 JavaScript。"}
 _INTS = re.compile(r"^\s*-?\d+(\s*,\s*-?\d+)*\s*$")
 
 
@@ -60,8 +60,10 @@ class GatherExplorer(Directive):
 
     def run(self):
         env = self.state.document.settings.env
-        lang = env.config.gatherbook_this_language
-        attrs = {MARKER: "", "data-lang": lang}
+        lang = env.config.gatherbook_edition
+        said = words.table(lang)
+        # the script's words, in the page's language (book/words/<code>.yml: explorer)
+        attrs = {MARKER: "", "data-lang": lang, "data-words": json.dumps(said["explorer"], ensure_ascii=False)}
         if "compact" in self.options:
             attrs["data-compact"] = "1"
         for key in ("op", "shape", "dim", "index-shape", "index"):
@@ -71,7 +73,7 @@ class GatherExplorer(Directive):
                 attrs[f"data-{key}"] = str(self.options[key]).strip()
         text = " ".join(f'{k}="{html.escape(v, quote=True)}"' if v else k for k, v in attrs.items())
         markup = (f'<div class="gather-explorer" {text}>'
-                  f'<noscript><p>{html.escape(NOSCRIPT.get(lang, NOSCRIPT["en"]))}</p></noscript></div>')
+                  f'<noscript><p>{html.escape(said["explorer_noscript"])}</p></noscript></div>')
         return [nodes.raw("", markup, format="html")]
 
 
@@ -80,7 +82,7 @@ def has_explorer(doctree) -> bool:
         MARKER in node.astext() for node in doctree.findall(nodes.raw))
 
 
-def on_page_context(app, pagename, templatename, context, doctree) -> None:
+def page_context(app, doctree) -> None:
     if has_explorer(doctree):
         # added during html-page-context: on this page only (Sphinx's add_js_file)
         app.add_css_file(CSS)
@@ -88,13 +90,7 @@ def on_page_context(app, pagename, templatename, context, doctree) -> None:
 
 
 def add_static_path(app, config) -> None:
+    """``config-inited``: book/_explorer is a static folder of its own (not every page's)."""
     path = str(STATIC)
     if path not in config.html_static_path:
         config.html_static_path.append(path)
-
-
-def setup(app):
-    app.add_directive("gather-explorer", GatherExplorer)
-    app.connect("config-inited", add_static_path)
-    app.connect("html-page-context", on_page_context)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}

@@ -26,7 +26,15 @@ class SearchChineseWithBigrams(SearchChinese):
         return super().split(input) + bigrams(input)
 
 
-def setup(app):
+def register() -> None:
+    """Index the Chinese edition with :class:`SearchChineseWithBigrams` (Sphinx's ``zh`` slot)."""
     from sphinx.search import languages
+
     languages["zh"] = SearchChineseWithBigrams
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "0.1"}
+
+
+def page_context(app, pagename: str) -> None:
+    """The search page's own script: Chinese words and phrases, hits that lead to the match.
+    Added before searchtools.js, which the search template adds after the page's own scripts."""
+    if pagename == "search":
+        app.add_js_file("gatherbook-search.js")

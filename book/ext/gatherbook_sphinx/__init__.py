@@ -1,0 +1,64 @@
+"""The gather book's Sphinx extension: everything the site adds to Jupyter Book, in one package.
+
+Listed once in ``_config.yml`` (``sphinx: local_extensions: {gatherbook_sphinx: book/ext}``).
+:func:`setup` below is the only place that connects events; each module holds one concern and
+connects nothing itself:
+
+- :mod:`.editions`: which edition is being built (``gatherbook_edition``, the one way to learn
+  it), ``<html lang>``, the language switch and the section ids it keeps the place with;
+- :mod:`.search`: the Chinese search index (jieba's words and every pair of characters);
+- :mod:`.downloads`: each chapter's exercises without solutions, and the "Run it yourself" zip;
+- :mod:`.outputs`: published tracebacks and outputs without the building machine's paths
+  (``book/tidy_outputs.py`` uses it for the stored notebooks);
+- :mod:`.explorer`: the ``{gather-explorer}`` directive and its script;
+- :mod:`.mathjax`: MathJax offline, only the components the pages use;
+- :mod:`.titles`: exercise and solution titles written the Chinese way;
+- :mod:`.words`: what the site says, one table per edition;
+- :mod:`.workarounds`: fixes for the tools' bugs, each naming the version it works around.
+
+Tests and tools import it as a package (``book/ext`` on ``sys.path``; pytest's ``pythonpath``).
+"""
+from __future__ import annotations
+
+from gatherbook.editions import CODES
+
+from . import downloads, editions, explorer, mathjax, outputs, search, titles, words, workarounds
+
+__all__ = ["downloads", "editions", "explorer", "mathjax", "outputs", "search", "titles", "words",
+           "workarounds", "setup"]
+
+
+def on_page_context(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """``html-page-context``, after sphinx-book-theme's header buttons (priority 501)."""
+    if isinstance(context.get("script_files"), list):
+        workarounds.drop_duplicate_scripts(context["script_files"])
+    editions.page_context(app, pagename, context)
+    workarounds.relabel_print_button(context.get("header_buttons", []),
+                                     words.of(app)["print_label"])
+    titles.no_space_before_full_width_bracket(app, context)
+    search.page_context(app, pagename)
+    explorer.page_context(app, doctree)
+
+
+def setup(app):
+    app.setup_extension("sphinx_exercise")
+    app.add_config_value(editions.CONFIG, CODES[0], "html")
+    app.add_directive("gather-explorer", explorer.GatherExplorer)
+    app.add_post_transform(titles.ChineseExerciseTitles)
+    app.add_js_file("gatherbook.js")  # every page: the switch keeps the place; tooltips go after a click
+    search.register()
+
+    app.connect("config-inited", editions.check_edition)
+    app.connect("config-inited", explorer.add_static_path)
+    app.connect("config-inited", downloads.add_repository_substitution)
+    app.connect("config-inited", mathjax.set_path)
+    app.connect("builder-inited", workarounds.quiet_jieba)
+    app.connect("builder-inited", editions.read_other_tocs)
+    app.connect("builder-inited", downloads.write_downloads)
+    app.connect("doctree-read", editions.add_position_ids)
+    app.connect("doctree-read", outputs.rewrite_tracebacks)
+    app.connect("html-page-context", on_page_context, priority=600)
+    app.connect("build-finished", workarounds.write_index_redirect, priority=400)
+    app.connect("build-finished", mathjax.copy_components)
+    app.connect("build-finished", workarounds.prune_unused_static)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}

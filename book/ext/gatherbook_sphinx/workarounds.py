@@ -1,0 +1,115 @@
+"""Workarounds for the tools the site is built with, each named with the version it works around.
+
+When an upstream fix arrives (the versions are pinned in requirements.txt), delete the function
+and its line in ``setup()`` (``__init__.py``); the site tests say whether the symptom is back.
+"""
+from __future__ import annotations
+
+import html
+import logging
+import shutil
+from pathlib import Path
+
+
+def drop_duplicate_scripts(scripts: list) -> None:
+    """Keep one copy of each ``<script>`` (in place).
+
+    Sphinx 7.4.7 writes an inline script added by an extension after the builder started twice
+    (``None`` vs ``''`` file name; fixed upstream in sphinx-doc/sphinx#13402, Sphinx 8.2): the
+    second ``const THEBE_JS_URL = ...`` of sphinx-thebe is a SyntaxError in every reader's console.
+    """
+    seen, kept = set(), []
+    for js in scripts:
+        key = (getattr(js, "filename", js) or "", getattr(js, "priority", None),
+               tuple(sorted(getattr(js, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(js)
+    scripts[:] = kept
+
+
+def relabel_print_button(buttons: list, label: str) -> int:
+    """Give sphinx-book-theme's print button (``window.print()``) ``label`` as text and tooltip.
+
+    sphinx-book-theme 1.3.0 labels it ``.pdf``, as if it were a file to download; it opens the
+    browser's print dialog. Returns how many buttons were relabelled (the menu nests groups).
+    """
+    count = 0
+    for button in buttons:
+        if button.get("type") == "group":
+            count += relabel_print_button(button.get("buttons", []), label)
+        elif button.get("type") == "javascript" and "print()" in button.get("javascript", ""):
+            button["text"] = label
+            button["tooltip"] = label
+            count += 1
+    return count
+
+
+def quiet_jieba(app) -> None:
+    """jieba 0.42.1 (the Chinese search index's word cutter) logs four lines of its own start-up
+    in the middle of the build's output; keep only its warnings."""
+    try:
+        import jieba
+    except ImportError:
+        return
+    jieba.setLogLevel(logging.WARNING)
+
+
+_REDIRECT = """<!DOCTYPE html>
+<html lang="{lang}">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="refresh" content="0; url={url}">
+<title>{title}</title>
+<link rel="canonical" href="{url}">{icon}
+</head>
+<body><p><a href="{url}">{title}</a></p></body>
+</html>
+"""
+
+
+def write_index_redirect(app, exception) -> None:
+    """``index.html`` -> the root page as a complete page (language, title, icon).
+
+    sphinx-external-toc 1.0.1 writes a one-line redirect without ``<html lang>`` or ``<title>``
+    unless the file exists; this runs before it (priority 400 < its 500), so it keeps this one.
+    """
+    from .editions import this_edition
+
+    if exception is not None or app.builder.name != "html" or app.config.root_doc == "index":
+        return
+    favicon = app.config.html_favicon
+    icon = ""
+    if favicon and "://" not in favicon:
+        icon = f'\n<link rel="icon" href="_static/{html.escape(Path(favicon).name)}">'
+    url = html.escape(f"{app.config.root_doc}.html")
+    Path(app.outdir, "index.html").write_text(_REDIRECT.format(
+        lang=this_edition(app).tag, url=url, title=html.escape(app.config.project), icon=icon),
+        encoding="utf8")
+
+
+#: Files the themes copy into ``_static`` that no page uses (globs relative to ``_static``).
+UNUSED_STATIC = (
+    # pydata-sphinx-theme 0.17.1 ships source maps (3.4 MB) next to its scripts and styles;
+    # browsers fetch them only for their developer tools
+    "**/*.map",
+    # sphinx-book-theme 1.3.0 copies its gettext catalogs (.po/.mo of 46 languages, 0.7 MB)
+    # into _static; Sphinx reads them from the package, no page loads them
+    "locales",
+    # pydata-sphinx-theme 0.17.1's Font Awesome: the .ttf fallbacks of the woff2 fonts, which
+    # every browser the theme supports reads instead
+    "vendor/fontawesome/webfonts/*.ttf",
+)
+
+
+def prune_unused_static(app, exception) -> None:
+    """``build-finished``: delete :data:`UNUSED_STATIC` from the output's ``_static``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    for pattern in UNUSED_STATIC:
+        for path in static.glob(pattern):
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.is_file():
+                path.unlink()
