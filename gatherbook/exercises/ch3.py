@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import ATOL, I64, b, between, distinct, f, floats, pick, t
 
 
@@ -297,11 +297,16 @@ POLICY_LOGPROBS = Exercise(
         (f([[0.5, -1.5, 1.0]]), t([1])),                                  # B == 1
         (f([[-200.0, 0.0, 1.0], [2.0, -200.0, 0.5]]), t([0, 1])),           # softmax underflows to 0
         (f([[0.4], [-1.1], [2.3]]), t([0, 0, 0])),                          # A == 1: log-prob 0
+        (f([[-float("inf"), 0.5, 1.0], [0.2, -float("inf"), -float("inf")]]), t([2, 0])),  # masked actions
     ],
     random_case=_policy_random,
     seed=304,
     atol=ATOL,
     grad="same",
+    wrong=[
+        Wrong(lambda x, a: (x.log_softmax(-1) * torch.nn.functional.one_hot(a, x.shape[1])).sum(-1),
+              kind="values", why="one-hot product: 0 * -inf is nan where an action is masked"),
+    ],
     mistakes=[
         Mistake("probabilities", lambda x, a: pick(x.softmax(-1), a),
                 en="these are probabilities (`softmax`), not log-probabilities: gather from `log_softmax(-1)`.",

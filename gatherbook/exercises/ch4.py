@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import F32, between, coded, distinct, distinct_rows, expanded, f, floats, t
 
 
@@ -61,6 +61,12 @@ TOP_K_PATCHES = Exercise(
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=401,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: top_k_patches(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: top_k_patches(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
     mistakes=[
         Mistake("forgot_expand", lambda x, s, k: x.gather(1, _top(s, k).unsqueeze(-1)),
                 en="an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, with no error; expand it over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
@@ -105,6 +111,12 @@ TOP_K_IN_IMAGE_ORDER = Exercise(
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=402,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: top_k_in_image_order(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: top_k_in_image_order(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
     mistakes=[
         Mistake("score_order", top_k_patches,
                 en="these are the right patches in score order, as `topk` returns them; sort the indices before the gather: `idx.sort(dim=1).values`.",
@@ -175,6 +187,12 @@ MASK_AND_RESTORE = Exercise(
     ],
     random_case=_random_mask_case,
     seed=403,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: mask_and_restore(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: mask_and_restore(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
     mistakes=[
         Mistake("restore_with_perm",
                 _masked_then(lambda full, ids, D: full.gather(1, expanded(ids, D))),
@@ -316,6 +334,12 @@ KEEP_BY_CLS_ATTENTION = Exercise(
     random_case=_random_evit_case,
     seed=405,
     atol=1e-6,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: keep_by_cls_attention(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: keep_by_cls_attention(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
     mistakes=[
         Mistake("index_includes_cls",
                 _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=False),
@@ -362,9 +386,10 @@ def _fused_with(weights_of):
 
 
 def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
-    """(B, N) positive weights, all different within a row, each row summing to 1."""
+    """(B, N) positive weights, all different within a row, each row summing to less than 1 (as
+    EViT's ``attn[:, :, 0, 1:].mean(1)``: the class token's attention to itself is left out)."""
     w = torch.stack([torch.randperm(N, generator=g) + 1 for _ in range(B)]).float()
-    return w / w.sum(dim=1, keepdim=True)
+    return w / (w.sum(dim=1, keepdim=True) + N)
 
 
 def _random_fuse_case(g: torch.Generator):
@@ -391,6 +416,14 @@ FUSE_DROPPED = Exercise(
     random_case=_random_fuse_case,
     seed=406,
     atol=1e-5,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: fuse_dropped(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: fuse_dropped(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+        Wrong(_fused_with(lambda w, dropped: torch.where(dropped, w, 0.0) / w.sum(dim=1, keepdim=True)),
+              why="divided by the row total: right only when the weights of a row sum to 1"),
+    ],
     mistakes=[
         Mistake("fused_all", _fused_with(lambda w, dropped: w),
                 en="you summed every token; the fused token holds only the dropped ones (not among the k with the highest attention): zero the kept tokens' weights, or gather the dropped tokens and their weights.",

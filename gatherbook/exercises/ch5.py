@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import I64, between, distinct, expanded, f, floats, perms, t
 
 
@@ -43,6 +43,7 @@ ONE_HOT = Exercise(
         (f([[1.0, 2.0, 3.0]]), t([1])),                            # N == 1
         (f([[0.0, 1.0]] * 5), t([1, 0, 1, 1, 0])),                # N > C
         (torch.full((3, 1), 4.0, dtype=torch.float64), t([0, 0, 0])),  # C == 1, float64
+        (f([[-float("inf"), 0.5, float("inf")], [1.0, -float("inf"), 2.0]]), t([2, 1])),   # masked logits: -inf and inf entries
     ],
     random_case=_one_hot_random,
     seed=501,
@@ -59,6 +60,10 @@ ONE_HOT = Exercise(
         Mistake("into_logits", lambda logits, y: logits.clone().scatter_(1, y[:, None], 1.0),
                 en="scattering into (a copy of) logits keeps the logits everywhere else: start from `torch.zeros_like(logits)`.",
                 zh="往 logits（的副本）里 scatter，其余位置还是 logits 的值：应从 `torch.zeros_like(logits)` 开始。"),
+    ],
+    wrong=[
+        Wrong(lambda logits, y: (logits * 0).scatter(1, y[:, None], 1.0), why="logits * 0 is nan at -inf and inf"),
+        Wrong(lambda logits, y: (logits - logits).scatter(1, y[:, None], 1.0), why="inf - inf is nan"),
     ],
 )
 
@@ -171,6 +176,8 @@ RECENTER = Exercise(
         (f([[2.0, -1.0, 4.0]]), t([1]), f([[1.0, 1.0, 1.0], [3.0, 3.0, 3.0]])),  # N == 1
         (f([[1.0], [2.0], [6.0]]), t([0, 0, 0]), f([[3.0]])),             # D == 1, G == 1
         (f([[2.0, 2.0], [4.0, 0.0]]), t([1, 1]), f([[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]])),
+        (f([[1.0, -2.0], [-1.0, 2.0], [3.0, 3.0]]), t([0, 0, 1]),
+         f([[4.0, 4.0], [1.0, 1.0]])),                                    # cluster 0's points average to 0
     ],
     random_case=_recenter_random,
     seed=503,
@@ -185,6 +192,11 @@ RECENTER = Exercise(
         Mistake("sum_not_mean", _segment_sum,
                 en="this is the sum of each cluster's points; divide by their number (or use reduce=\"mean\").",
                 zh="这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。"),
+    ],
+    wrong=[
+        Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
+            torch.zeros_like(c).scatter_reduce(0, _rows(a, x), x, "mean", include_self=False)),
+            why="a mean of exactly 0 taken for an empty cluster"),
     ],
 )
 
@@ -320,6 +332,7 @@ GATHER_BWD = Exercise(
         (torch.tensor([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], dtype=torch.float64),
          t([[2, 0], [1, 2]]),
          torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, x != 0
+        (f([[-float("inf"), 1.0, float("inf")], [0.5, float("inf"), -float("inf")]]), t([[1, 1], [0, 2]]), f([[1.0, 2.0], [3.0, 4.0]])),  # inf in x
     ],
     random_case=_gather_bwd_random,
     seed=506,
@@ -336,6 +349,13 @@ GATHER_BWD = Exercise(
         Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go),
                 en="the gradient does not depend on the values of x: scatter_add_ into `torch.zeros_like(x)`, not into a copy of x.",
                 zh="梯度与 x 的取值无关：应 scatter_add_ 进 `torch.zeros_like(x)`，而不是 x 的副本。"),
+    ],
+    wrong=[
+        Wrong(lambda x, i, go: (x * 0).scatter_add(1, i, go), why="x * 0 is nan at inf"),
+        Wrong(lambda x, i, go: (x - x).scatter_add(1, i, go), why="inf - inf is nan"),
+        Wrong(lambda x, i, go: (lambda leaf: (leaf.gather(1, i) * go).sum().backward() or leaf.grad)(
+            x.requires_grad_()), hint="generic.second_call", kind="second_call",
+            why="autograd on the caller's x: its .grad accumulates from call to call"),
     ],
 )
 

@@ -166,6 +166,7 @@ TD_ERROR = Exercise(
     random_case=_td_random,
     seed=603,
     grad="same",
+    grad_args=("q",),  # a target carries no gradient (chapter 3): detaching it is right
     mistakes=[
         Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t,
                 en="`q.gather(1, ...)` is (B, 1); minus a (B,) target it broadcasts to (B, B), every value against every target. `.squeeze(1)` the gathered values first, and check that both shapes are (B,).",
