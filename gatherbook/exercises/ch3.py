@@ -11,14 +11,15 @@ in float32. Targets are declared ``grad="none"`` (a fixed target: no gradient ma
 the target network) and log-probs ``grad="same"``; the checker also rejects an answer that changes
 its inputs (the replay batch) in place.
 
-``SIDE_EFFECT_MISTAKES`` holds the planted wrong answers whose *values* are right and whose fault
-is a side effect: a gradient into the target network, a replay batch changed in place, a log-prob
-cut out of the graph. The checker names these by kind (``has_grad``, ``mutated_input``,
-``no_grad``), with its generic hint; ``tests/test_exercises_ch3.py`` runs each of them.
+Planted wrong answers whose *values* are right and whose fault is a side effect (a gradient into
+the target network, a replay batch changed in place, a log-prob cut out of the graph) are declared
+as ``Wrong`` with the checker's kind (``has_grad``, ``mutated_input``, ``no_grad``).
 """
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
+from torch.distributions import Categorical
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import ATOL, I64, b, between, distinct, f, floats, pick, t
@@ -77,6 +78,15 @@ Q_TAKEN = Exercise(
     random_case=_q_random,
     seed=301,
     grad="same",
+    right=[
+        lambda q, a: q[torch.arange(q.shape[0]), a],
+        lambda q, a: torch.stack([q[i, a[i]] for i in range(q.shape[0])]),
+        lambda q, a: (q * F.one_hot(a, q.shape[1]).to(q.dtype)).sum(1),
+        lambda q, a: torch.take_along_dim(q, a[:, None], dim=1)[:, 0],
+    ],
+    wrong=[
+        Wrong(_q_taken_detached, "generic.no_grad", "no_grad"),
+    ],
     mistakes=[
         Mistake("forgot_squeeze", lambda q, a: q.gather(1, a.unsqueeze(1)),
                 en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
@@ -153,6 +163,15 @@ DQN_TARGET = Exercise(
     seed=302,
     atol=ATOL,
     grad="none",
+    right=[
+        lambda q, r, te, tr, g: (r + g * (1 - te.float()) * q.max(1).values).detach(),
+        lambda q, r, te, tr, g: torch.where(te, r, r + g * q.amax(dim=1)).detach(),
+        lambda q, r, te, tr, g: torch.where(te, 0.0, g * q.max(dim=1).values).add(r).detach(),
+    ],
+    wrong=[
+        Wrong(_dqn_no_grad_graph, "generic.has_grad", "has_grad"),
+        Wrong(_dqn_in_place, "generic.mutated_input", "mutated_input"),
+    ],
     mistakes=[
         Mistake("no_terminal_mask",
                 lambda q, r, te, tr, g: r + g * q.max(dim=1).values,
@@ -242,6 +261,14 @@ DOUBLE_DQN_TARGET = Exercise(
     seed=303,
     atol=ATOL,
     grad="none",
+    right=[
+        lambda on, ta, r, te, g: (r + g * (~te).float() * ta[torch.arange(ta.shape[0]), on.argmax(1)]).detach(),
+        lambda on, ta, r, te, g: (r + g * (1 - te.float()) * (ta * F.one_hot(on.argmax(1), on.shape[1]).to(ta.dtype)).sum(1)).detach(),
+        lambda on, ta, r, te, g: torch.where(te, r, r + g * torch.take_along_dim(ta, on.argmax(1, keepdim=True), 1)[:, 0]).detach(),
+    ],
+    wrong=[
+        Wrong(_double_in_graph, "generic.has_grad", "has_grad"),
+    ],
     mistakes=[
         Mistake("online_max", _double_with(lambda on, ta: on.max(dim=1).values),
                 en="this is the online network's own max: it both chooses and values, like DQN with the wrong network. Let it choose (`argmax`), and read that action's value in `next_q_target`.",
@@ -304,8 +331,14 @@ POLICY_LOGPROBS = Exercise(
     atol=ATOL,
     grad="same",
     wrong=[
+        Wrong(_policy_detached, "generic.no_grad", "no_grad"),
         Wrong(lambda x, a: (x.log_softmax(-1) * torch.nn.functional.one_hot(a, x.shape[1])).sum(-1),
               kind="values", why="one-hot product: 0 * -inf is nan where an action is masked"),
+    ],
+    right=[
+        lambda x, a: Categorical(logits=x).log_prob(a),
+        lambda x, a: -F.cross_entropy(x, a, reduction="none"),
+        lambda x, a: x.log_softmax(1)[torch.arange(x.shape[0]), a],
     ],
     mistakes=[
         Mistake("probabilities", lambda x, a: pick(x.softmax(-1), a),
@@ -396,6 +429,14 @@ def _n_step_in_graph(rewards, terminated, next_q_target, gamma):
     return (rewards * discounts).sum(dim=1) + gamma ** n * (~done).float() * next_q_target.max(dim=1).values
 
 
+def _n_step_loop(rewards, terminated, q, gamma):
+    ret, alive = rewards.new_zeros(rewards.shape[0]), rewards.new_ones(rewards.shape[0])
+    for k in range(rewards.shape[1]):
+        ret = ret + gamma ** k * rewards[:, k]
+        alive = alive * (~terminated[:, k]).float()
+    return (ret + gamma ** rewards.shape[1] * alive * q.max(1).values).detach()
+
+
 N_STEP_TARGET = Exercise(
     name="ch3.n_step_target",
     title={"en": "n-step targets", "zh": "n 步目标"},
@@ -414,6 +455,16 @@ N_STEP_TARGET = Exercise(
     seed=305,
     atol=ATOL,
     grad="none",
+    right=[
+        _n_step_loop,
+        lambda r, te, q, g: ((r * g ** torch.arange(r.shape[1], device=r.device)).sum(1) + g ** r.shape[1] * (~te.any(1)) * q.amax(1)).detach(),
+        lambda r, te, q, g: (torch.where(te.any(1), 0.0, g ** r.shape[1] * q.max(1).values)
+                             + (r * torch.stack([g ** k for k in range(r.shape[1])])).sum(1)).detach(),
+    ],
+    wrong=[
+        Wrong(_n_step_in_graph, "generic.has_grad", "has_grad"),
+        Wrong(_n_step_in_place, "generic.mutated_input", "mutated_input"),
+    ],
     mistakes=[
         Mistake("last_step_only", _n_step_with(_powers, lambda t: t[:, -1], lambda g, n: g ** n),
                 en="only `terminated[:, -1]` was checked; an episode that terminated at an earlier step has no future either: `terminated.any(dim=1)`.",
@@ -441,16 +492,4 @@ N_STEP_TARGET = Exercise(
 
 
 EXERCISES = [Q_TAKEN, DQN_TARGET, DOUBLE_DQN_TARGET, POLICY_LOGPROBS, N_STEP_TARGET]
-
-#: Planted wrong answers with the right values and a wrong side effect, per exercise:
-#: ``(key, fn, kind)``, ``kind`` being what the checker reports (see the module docstring).
-SIDE_EFFECT_MISTAKES = {
-    "ch3.q_taken": [("detached", _q_taken_detached, "no_grad")],
-    "ch3.dqn_target": [("target_with_grad", _dqn_no_grad_graph, "has_grad"),
-                       ("in_place_reward", _dqn_in_place, "mutated_input")],
-    "ch3.double_dqn_target": [("target_with_grad", _double_in_graph, "has_grad")],
-    "ch3.policy_logprobs": [("detached", _policy_detached, "no_grad")],
-    "ch3.n_step_target": [("target_with_grad", _n_step_in_graph, "has_grad"),
-                          ("in_place_rewards", _n_step_in_place, "mutated_input")],
-}
 

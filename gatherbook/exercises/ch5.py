@@ -47,6 +47,11 @@ ONE_HOT = Exercise(
     ],
     random_case=_one_hot_random,
     seed=501,
+    right=[
+        lambda logits, y: F.one_hot(y, logits.shape[1]).to(logits.dtype),
+        lambda logits, y: (y[:, None] == torch.arange(logits.shape[1], device=y.device)).to(logits.dtype),
+        lambda logits, y: torch.eye(logits.shape[1], dtype=logits.dtype, device=logits.device)[y],
+    ],
     mistakes=[
         Mistake("wrong_dim", lambda logits, y: torch.zeros_like(logits).scatter_(0, y[:, None], 1.0),
                 en="along dim=0 the label picks a row: out[labels[i]][0] = 1. The label is a column number, so scatter along dim=1.",
@@ -115,6 +120,11 @@ HISTOGRAM = Exercise(
     ],
     random_case=_histogram_random,
     seed=502,
+    right=[
+        lambda x, e: torch.stack([torch.bincount((r * (e.numel() - 1)).long(), minlength=e.numel() - 1) for r in x]),
+        lambda x, e: F.one_hot((x * (e.numel() - 1)).long(), e.numel() - 1).sum(1),
+        lambda x, e: x.new_zeros(x.shape[0], e.numel() - 1, dtype=torch.long).scatter_reduce(1, (x * (e.numel() - 1)).long(), torch.ones_like(x, dtype=torch.long), "sum"),
+    ],
     mistakes=[
         Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1),
                 en="`scatter_` (like `counts[rows, b] += 1`) writes the same 1 again for every repeat, so each bin is 0 or 1: `scatter_add_` sums the ones.",
@@ -181,6 +191,11 @@ RECENTER = Exercise(
     ],
     random_case=_recenter_random,
     seed=503,
+    right=[
+        lambda x, a, c: torch.where((torch.bincount(a, minlength=c.shape[0]) > 0)[:, None], torch.zeros_like(c).index_add_(0, a, x) / torch.bincount(a, minlength=c.shape[0]).clamp(min=1)[:, None].to(x.dtype), c),
+        lambda x, a, c: torch.stack([x[a == g].mean(0) if (a == g).any() else c[g] for g in range(c.shape[0])]),
+        lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
+    ],
     mistakes=[
         Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, _rows(a, x), x, "mean"),
                 en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
@@ -239,6 +254,15 @@ UNSHUFFLE = Exercise(
     ],
     random_case=_unshuffle_random,
     seed=504,
+    right=[
+        lambda s, ids: s.gather(1, expanded(ids.argsort(1), s.shape[-1])),
+        lambda s, ids: torch.take_along_dim(s, ids.argsort(1)[..., None], dim=1),
+        lambda s, ids: torch.zeros_like(s).index_put_((torch.arange(s.shape[0])[:, None], ids), s),
+    ],
+    wrong=[
+        Wrong(lambda s, ids: torch.zeros_like(s).scatter(1, expanded(ids.argsort(1), s.shape[-1]), s),
+              "shuffle_again", why="scatter with the inverse is gather with the shuffle"),
+    ],
     mistakes=[
         Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s.shape[-1])),
                 en="gathering with ids_shuffle shuffles a second time. Either scatter with ids_shuffle (send every token back where it came from) or gather with ids_shuffle.argsort(dim=1).",
@@ -286,6 +310,15 @@ UNPRUNE = Exercise(
     ],
     random_case=_unprune_random,
     seed=505,
+    right=[
+        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p.shape[-1]), k),
+        lambda p, k, keep: p.index_put((torch.arange(p.shape[0])[:, None], keep), k),
+        lambda p, k, keep: torch.stack([p[b].index_copy(0, keep[b], k[b]) for b in range(p.shape[0])]),
+    ],
+    wrong=[
+        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p.shape[-1]), k), "generic.mutated_input",
+              "mutated_input", why="scatter_ writes into the caller's patches"),
+    ],
     mistakes=[
         Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
                 en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
@@ -319,6 +352,11 @@ def _gather_bwd_random(g: torch.Generator):
     return floats(g, B, N), torch.randint(0, N, (B, K), generator=g), floats(g, B, K)
 
 
+def _autograd_bwd(x, index, grad_out):
+    leaf = x.detach().requires_grad_()  # a leaf of its own: the caller's x is left alone
+    return torch.autograd.grad((leaf.gather(1, index) * grad_out).sum(), leaf)[0]
+
+
 GATHER_BWD = Exercise(
     name="ch5.gather_bwd",
     title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
@@ -336,6 +374,11 @@ GATHER_BWD = Exercise(
     ],
     random_case=_gather_bwd_random,
     seed=506,
+    right=[
+        _autograd_bwd,
+        lambda x, i, go: torch.einsum("bk,bkn->bn", go, F.one_hot(i, x.shape[1]).to(go.dtype)),
+        lambda x, i, go: torch.zeros_like(x).index_put_((torch.arange(x.shape[0])[:, None].expand_as(i), i), go, accumulate=True),
+    ],
     mistakes=[
         Mistake("scatter_not_add", lambda x, i, go: torch.zeros_like(x).scatter(1, i, go),
                 en="`g[rows, index] += grad_out`, like `t[i] += v` in the chapter, reads, adds and writes back once per position, as `scatter` does: it keeps one of the gradients that meet at a repeated index. A value read twice gets both: `scatter_add_` (or `index_put_(..., accumulate=True)`).",

@@ -9,8 +9,9 @@ pass by accident), one case has a batch of one, and values have one decimal.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import ATOL, I64, PAD, between, distinct, floats, t, with_value
 
 
@@ -49,6 +50,15 @@ WHOLE_ROWS = Exercise(
     ],
     random_case=_rows_random,
     seed=601,
+    right=[
+        lambda x, rows: x[rows],
+        lambda x, rows: x.index_select(0, rows),
+        lambda x, rows: F.one_hot(rows, x.shape[0]).to(x.dtype) @ x,
+        lambda x, rows: torch.take_along_dim(x, rows[:, None], dim=0),
+    ],
+    wrong=[
+        Wrong(lambda x, rows: x[rows.sort().values], kind="values", why="rows sorted"),
+    ],
     mistakes=[
         Mistake("index_not_expanded", lambda x, rows: x.gather(0, rows.unsqueeze(0)),
                 en="an index of shape (1, K) along dim=0 reads one element per column, out[0][j] = x[rows[j]][j]: the index is allowed to be smaller than x, and gather reads only its corner. For whole rows, give the index the full width: `rows.unsqueeze(1).expand(-1, x.shape[1])`, shape (K, D).",
@@ -114,6 +124,11 @@ LABEL_LOGP = Exercise(
     seed=602,
     grad="same",
     atol=ATOL,
+    right=[
+        lambda logp, labels: torch.where(labels != PAD, torch.take_along_dim(logp, labels.clamp(min=0)[..., None], dim=-1)[..., 0], 0.0),
+        lambda logp, labels: -F.nll_loss(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none"),
+        lambda logp, labels: torch.stack([torch.stack([logp[b, t, y] if y != PAD else logp.new_zeros(()) for t, y in enumerate(row)]) for b, row in enumerate(labels)]),
+    ],
     mistakes=[
         Mistake("gather_sees_pad", lambda logp, labels: logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1),
                 en="gather read the label -100 and raised: replace padding by a valid dummy id (`labels.masked_fill(~mask, 0)`), gather, then keep the result only where `mask`: `torch.where(mask, picked, 0.0)`.",
@@ -167,6 +182,15 @@ TD_ERROR = Exercise(
     seed=603,
     grad="same",
     grad_args=("q",),  # a target carries no gradient (chapter 3): detaching it is right
+    right=[
+        lambda q, a, t: q[torch.arange(q.shape[0]), a] - t,
+        lambda q, a, t: torch.take_along_dim(q, a[:, None], dim=1)[:, 0] - t,
+        lambda q, a, t: q.gather(1, a.view(-1, 1)).view(-1) - t.detach(),  # a target carries no gradient
+    ],
+    wrong=[
+        Wrong(lambda q, a, t: (q.gather(1, a[:, None]).squeeze(1) - t).detach(), "generic.no_grad", "no_grad",
+              why="the TD error is trained through q"),
+    ],
     mistakes=[
         Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t,
                 en="`q.gather(1, ...)` is (B, 1); minus a (B,) target it broadcasts to (B, B), every value against every target. `.squeeze(1)` the gathered values first, and check that both shapes are (B,).",
