@@ -294,8 +294,8 @@ SEQUENCE_LOGPROB = Exercise(
         Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
             "squeezed_batch",
             lambda logits, labels: sequence_logprob(logits, labels).squeeze(),
-            en="on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
-            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
+            en="on this batch of one the result lost its only dimension: `.squeeze()` (bare, or `.squeeze(0)`) drops the batch dimension of size 1. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
+            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：`.squeeze()`（不带参数，或 `.squeeze(0)`）会把大小为 1 的批次维去掉。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
         ),
         Mistake("summed_whole_batch", _sequence_summed_whole_batch,
                 en="you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its own log-likelihood, shape (B,): multiply by the mask and sum over the positions only, `(logp * mask).sum(-1)`.",
@@ -451,8 +451,8 @@ COMPLETION_LOGPROB = Exercise(
         Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
             "squeezed_batch",
             lambda logits, ids, p, n: completion_logprob(logits, ids, p, n).squeeze(),
-            en="on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
-            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
+            en="on this batch of one the result lost its only dimension: `.squeeze()` (bare, or `.squeeze(0)`) drops the batch dimension of size 1. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
+            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：`.squeeze()`（不带参数，或 `.squeeze(0)`）会把大小为 1 的批次维去掉。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
         ),
         Mistake("summed_whole_batch", _completion_summed_whole_batch,
                 en="you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its own completion score, shape (B,): multiply by the mask and sum over the positions only, `(logp * mask).sum(-1)`.",

@@ -68,8 +68,8 @@ WHOLE_ROWS = Exercise(
                 zh="形状为 (K, 1) 的索引只读到每个被选中行的第 0 列：gather 的输出形状与索引相同。先把索引 `expand(-1, x.shape[1])` 成 (K, D)。"),
         Mistake("squeezed_batch",
                 lambda x, rows: x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1])).squeeze(),
-                en="with K == 1 a bare `.squeeze()` drops the row dimension and returns (D,): the answer has shape (K, D) for every K. Squeeze nothing here.",
-                zh="K == 1 时，不带维度的 `.squeeze()` 会去掉行这一维，返回 (D,)：无论 K 是多少，答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
+                en="with K == 1 `.squeeze()` (bare, or `.squeeze(0)`) drops the row dimension and returns (D,): the answer has shape (K, D) for every K. Squeeze nothing here.",
+                zh="K == 1 时，`.squeeze()`（不带维度，或 `.squeeze(0)`）会去掉行这一维，返回 (D,)：无论 K 是多少，答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
     ],
 )
 
