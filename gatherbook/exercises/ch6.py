@@ -142,6 +142,10 @@ LABEL_LOGP = Exercise(
                                       * (labels != PAD)),
                 en="multiplying by the mask gives nan where the dummy id's log-prob is -inf (a token the model rules out), because 0 * -inf is nan: select instead, `torch.where(mask, picked, 0.0)`.",
                 zh="乘以掩码时，如果占位 id 的对数概率是 -inf（模型排除的词元），结果就是 nan，因为 0 * -inf 等于 nan：应改为选择，`torch.where(mask, picked, 0.0)`。"),
+        Mistake("second_log_softmax",
+                lambda logp, labels: -F.cross_entropy(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none"),
+                en="`F.cross_entropy` applies `log_softmax` itself: given log-probs, it applies it a second time. The values stay the same (log-probs are already normalised) but the gradient does not: pick from `logp` directly (`gather`, or `-F.nll_loss(..., reduction=\"none\")`).",
+                zh="`F.cross_entropy` 自己会做一次 `log_softmax`：输入已经是对数概率时，它就做了第二次。数值不变（对数概率已经归一化），梯度却变了：直接从 `logp` 里取（`gather`，或 `-F.nll_loss(..., reduction=\"none\")`）。"),
         Mistake("zero_is_padding",
                 lambda logp, labels: (logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
                                       * (labels > 0)),
