@@ -74,6 +74,8 @@ def device() -> torch.device:
     Raises:
         ValueError: ``GATHERBOOK_DEVICE`` holds something other than ``cpu`` or ``cuda``,
             or asks for ``cuda`` where none is available.
+
+    Introduced in Chapter 1.
     """
     wanted = os.environ.get(DEVICE_ENV, "").strip().lower()
     if wanted == "":
@@ -96,6 +98,8 @@ def setup(lang: str) -> torch.device:
 
     Raises:
         ValueError: ``lang`` is not a language of the book, or ``GATHERBOOK_DEVICE`` is invalid.
+
+    Introduced in Chapter 1.
     """
     set_language(_checked_language(lang, "lang"))
     __import__("gatherbook.figures.style").figures.style.use_book_format()  # 2x PNG figures (h19)

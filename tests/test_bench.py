@@ -1,4 +1,5 @@
-"""gatherbook.bench: the figures it measures and writes (``python -m gatherbook.bench``)."""
+"""gatherbook.bench (the figures a reader measures and reads) and tools/bench.py (the maintainers'
+benchmark that writes them: ``python tools/bench.py``)."""
 import json
 import subprocess
 import sys
@@ -7,9 +8,15 @@ import time
 import pytest
 import torch
 
+import importlib.util
+from pathlib import Path
+
 from gatherbook import bench
 
-ROOT = bench.ROOT
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("tools_bench", ROOT / "tools" / "bench.py")
+tools_bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tools_bench)
 SPEED_KEYS = {"gather_vs_loop_speedup", "gather_vs_indexing_ratio", "take_along_dim_vs_indexing_ratio",
               "onehot_matmul_vs_indexing_ratio", "gather_bandwidth_fraction_of_copy_expanded",
               "gather_bandwidth_fraction_of_copy_dense", "lastdim_gather_bw_fraction_expanded",
@@ -44,17 +51,17 @@ def test_compare_rejects_bad_input(kwargs, words):
 
 def test_memory_figure_rejects_an_unknown_method():
     with pytest.raises(ValueError, match="method must be one of"):
-        bench.memory_figure("cleverest")
+        tools_bench.memory_figure("cleverest")
     with pytest.raises(ValueError, match="repeats"):
-        bench.memory_figure("naive", repeats=0)
+        tools_bench.memory_figure("naive", repeats=0)
 
 
 def test_memory_goals_in_separate_processes():
     """The goals of the chapter at a smaller shape (the bench itself uses B, L, V = 4, 512, 32000)."""
     shape = {"B": 4, "L": 256, "V": 32_000, "H": 64}
-    naive = bench.memory_figure("naive", shape=shape, repeats=1)
-    chunked = bench.memory_figure("chunked", shape=shape, repeats=1)
-    fused = bench.memory_figure("fused", shape=shape, repeats=1)
+    naive = tools_bench.memory_figure("naive", shape=shape, repeats=1)
+    chunked = tools_bench.memory_figure("chunked", shape=shape, repeats=1)
+    fused = tools_bench.memory_figure("fused", shape=shape, repeats=1)
     assert 0.9 <= naive <= 1.2
     assert chunked <= 0.25
     assert fused <= 0.1
@@ -100,7 +107,7 @@ def test_notebook_seconds_reads_stored_timestamps(tmp_path):
     (tmp_path / "en").mkdir()
     (tmp_path / "en" / "01_x.ipynb").write_text(json.dumps(nb))
     (tmp_path / "en" / "02_y.ipynb").write_text(json.dumps({"cells": []}))
-    assert bench.notebook_seconds(folder=tmp_path) == {"en/01_x.ipynb": 1.75, "en/02_y.ipynb": None}
+    assert tools_bench.notebook_seconds(folder=tmp_path) == {"en/01_x.ipynb": 1.75, "en/02_y.ipynb": None}
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="a CUDA figure needs a GPU")
@@ -111,7 +118,7 @@ def test_cuda_speed_figures():
 def test_quick_command_writes_every_figure(tmp_path):
     out = tmp_path / "out.json"
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "gatherbook.bench", "--quick", "--json", str(out)],
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "bench.py"), "--quick", "--json", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     seconds = time.perf_counter() - start
     assert done.returncode == 0, done.stderr

@@ -188,6 +188,8 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
         ValueError: ``name`` is not an exercise (the message lists the valid names), or ``lang``
             is not a language of the book.
         TypeError: ``fn`` is not callable.
+
+    Introduced in Chapter 1.
     """
     lang = resolve(lang)
     ex = _get(name, lang)
@@ -255,6 +257,8 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
     Raises:
         ValueError: ``name`` is not an exercise (the message lists the valid names).
         TypeError: ``fn`` is not callable.
+
+    Introduced in Chapter 1.
     """
     result = run_check(name, fn, lang=lang)
     _PROGRESS[result.name] = result

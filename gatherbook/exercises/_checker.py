@@ -129,7 +129,7 @@ class Exercise:
     more_cases: Callable[[], Sequence[Case]] | None = None
     grad_args: tuple[str, ...] | None = None
     rules: Sequence[Rule] = ()
-    time_limit: float = 10.0
+    time_limit: float = 30.0
 
     def __post_init__(self) -> None:
         if self.grad not in (None, "same", "none"):
@@ -543,18 +543,25 @@ class _Run:
     def call(self, fn: Callable[..., Any], case: Case, grad: str | None = None) -> _Outcome:
         return _call(fn, case, self.ex.args, grad, self.ex.grad_args)
 
-    def got(self, k: int) -> _Outcome:
-        """The reader's outcome on case ``k`` (1-based), without the gradient."""
-        if k not in self._got:
-            self._got[k] = self.call(self.fn, self.cases[k - 1])
-        return self._got[k]
+    def got(self, k: int, grad: str | None = None) -> _Outcome:
+        """The reader's outcome on case ``k`` (1-based), with the gradient when ``grad``."""
+        if (k, grad) not in self._got:
+            self._got[k, grad] = self.call(self.fn, self.cases[k - 1], grad)
+        return self._got[k, grad]
 
-    def named_mistake(self) -> str | None:
-        """The key of the declared mistake whose output equals the reader's on every case."""
+    def named_mistake(self, grad: str | None = None) -> str | None:
+        """The key of the declared mistake whose output (and, with ``grad``, gradient) equals the
+        reader's on every case."""
         ex = self.ex
+
+        def same(a: _Outcome, b: _Outcome) -> bool:
+            return _same(a.out, b.out, ex.rtol, ex.atol) and (
+                not grad or (a.grads is not None and b.grads is not None and len(a.grads) == len(b.grads)
+                             and all(not _differing(x, y, ex.rtol, max(ex.atol, 1e-5)).any()
+                                     for x, y in zip(a.grads, b.grads))))
+
         for m in ex.mistakes:
-            if all(_same(self.call(m.fn, case).out, self.got(k).out, ex.rtol, ex.atol)
-                   for k, case in enumerate(self.cases, start=1)):
+            if all(same(self.call(m.fn, case, grad), self.got(k, grad)) for k, case in enumerate(self.cases, start=1)):
                 return m.key
         return None
 
@@ -569,6 +576,8 @@ class _Run:
                 hint_key, params = _generic_hint(expected, got.out)
         elif kind == "rule":
             hint_key = None
+        elif kind == "grad":  # the values are right: a mistake with the same gradient everywhere, if any
+            hint_key = self.named_mistake(ex.grad) or "generic.grad"
         else:
             hint_key = "generic." + kind
             params = {"limit": ex.chunk_rows} if kind == "not_chunked" else {}
@@ -617,11 +626,17 @@ class _Run:
                     if diff.any():
                         return fail("grad", {"arg": name, "n_diff": int(diff.sum()), "n": diff.numel()})
             firsts[k] = got.out
-        for k in list(firsts)[:3]:  # the same answer on a second call (no state kept between calls)
+        for k in list(firsts)[:3]:  # called twice on the same inputs, the same answer (no state kept)
             self.k = k
-            again = self.call(fn, self.cases[k - 1], ex.grad)
-            if not _same(again.out, firsts[k], ex.rtol, ex.atol):
-                return self.failure(k, firsts[k], again, "second_call", {})
+            args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.cases[k - 1]]
+            outs = []
+            for _ in range(2):
+                out = self.call(lambda *_: fn(*args), self.cases[k - 1])
+                outs.append(out)
+                if isinstance(out.out, torch.Tensor):
+                    out.out = out.out.clone()  # a .grad returned twice is one tensor, changed in place
+            if not _same(outs[1].out, outs[0].out, ex.rtol, ex.atol):
+                return self.failure(k, outs[0].out, outs[1], "second_call", {})
         self.k = 1
         if _on_meta(ex.reference, self.cases[0]) is None:  # the probe only counts where the reference works
             found = _on_meta(fn, self.cases[0])

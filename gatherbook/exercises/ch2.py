@@ -13,7 +13,9 @@ of -200, whose probability underflows to 0 in float32: ``softmax(-1).log()`` giv
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
+from gatherbook.logprobs import token_logprobs
 from gatherbook.exercises._checker import Exercise, Mistake
 from gatherbook.exercises.cases import ATOL, PAD, between, case_builders, distinct, floats, ints, logp, pick, t, with_value
 
@@ -67,6 +69,11 @@ PICK_LOGPROBS = Exercise(
     seed=201,
     grad="same",
     atol=ATOL,
+    right=[
+        lambda x, ids: x.log_softmax(-1)[torch.arange(x.shape[0])[:, None], torch.arange(x.shape[1]), ids],
+        token_logprobs,
+        lambda x, ids: (x - x.logsumexp(-1, keepdim=True)).gather(-1, ids[..., None])[..., 0],
+    ],
     mistakes=[
         Mistake("raw_logits", lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1),
                 en="you gathered the raw logits. A logit is a score defined up to a constant per row, not a log-probability: apply `log_softmax(-1)` first, then gather.",
@@ -142,6 +149,11 @@ NEXT_PICK_LOGPROBS = Exercise(
     seed=202,
     grad="same",
     atol=ATOL,
+    right=[
+        lambda x, ids: token_logprobs(x[:, :-1], ids[:, 1:], chunk_size=2),
+        lambda x, ids: x.log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1),  # a smaller index reads a leading slice
+        lambda x, ids: torch.take_along_dim(x[:, :-1].log_softmax(-1), ids[:, 1:, None], dim=-1)[..., 0],
+    ],
     mistakes=[
         Mistake("no_shift", lambda logits, ids: pick(logp(logits[:, :-1]), ids[:, :-1]),
                 en="you scored ids[:, t] with logits[:, t], i.e. the current token, not the next one. The logits at t predict the token at t + 1: pair `logits[:, :-1]` with `ids[:, 1:]`.",
@@ -236,6 +248,11 @@ SEQUENCE_LOGPROB = Exercise(
     seed=203,
     grad="same",
     atol=ATOL,
+    right=[
+        lambda x, y: -F.cross_entropy(x[:, :-1].transpose(1, 2), y[:, 1:], ignore_index=PAD, reduction="none").sum(-1),
+        lambda x, y: token_logprobs(x[:, :-1], y[:, 1:], ignore_index=PAD).sum(-1),
+        lambda x, y: torch.where(y[:, 1:] == PAD, 0.0, pick(logp(x[:, :-1]), y[:, 1:].clamp(min=0))).sum(-1),
+    ],
     mistakes=[
         Mistake("times_mask",
                 lambda logits, labels: (pick(logp(logits[:, :-1]), labels[:, 1:].clamp(min=0))
@@ -277,8 +294,8 @@ SEQUENCE_LOGPROB = Exercise(
         Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
             "squeezed_batch",
             lambda logits, labels: sequence_logprob(logits, labels).squeeze(),
-            en="on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
-            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
+            en="on this batch of one the result lost its only dimension: `.squeeze()` (bare, or `.squeeze(0)`) drops the batch dimension of size 1. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
+            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：`.squeeze()`（不带参数，或 `.squeeze(0)`）会把大小为 1 的批次维去掉。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
         ),
         Mistake("summed_whole_batch", _sequence_summed_whole_batch,
                 en="you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its own log-likelihood, shape (B,): multiply by the mask and sum over the positions only, `(logp * mask).sum(-1)`.",
@@ -366,6 +383,12 @@ def _completion_random(g: torch.Generator):
     return _completion_case(floats(g, B, L, V, scale=49), prompt, length, g)
 
 
+def _via_labels(logits, ids, prompt_len, length):
+    t = torch.arange(ids.shape[1], device=ids.device)
+    labels = ids.masked_fill(~((t >= prompt_len[:, None]) & (t < length[:, None])), PAD)
+    return token_logprobs(logits[:, :-1], labels[:, 1:], ignore_index=PAD).sum(-1)
+
+
 COMPLETION_LOGPROB = Exercise(
     name="ch2.completion_logprob",
     title={"en": "Score only the completion", "zh": "只给补全部分打分"},
@@ -383,6 +406,11 @@ COMPLETION_LOGPROB = Exercise(
     seed=204,
     grad="same",
     atol=ATOL,
+    right=[
+        _via_labels,
+        lambda x, ids, p, n: torch.stack([pick(logp(x[b, p[b] - 1:n[b] - 1]), ids[b, p[b]:n[b]]).sum() for b in range(len(ids))]),
+        lambda x, ids, p, n: torch.where((lambda t: (t >= p[:, None]) & (t < n[:, None]))(torch.arange(1, ids.shape[1], device=ids.device)), pick(logp(x[:, :-1]), ids[:, 1:]), 0.0).sum(-1),
+    ],
     mistakes=[
         Mistake(
             "mask_not_shifted",
@@ -423,8 +451,8 @@ COMPLETION_LOGPROB = Exercise(
         Mistake(  # before summed_whole_batch: on a batch of one the two give the same number
             "squeezed_batch",
             lambda logits, ids, p, n: completion_logprob(logits, ids, p, n).squeeze(),
-            en="on this batch of one the result lost its only dimension: a bare `.squeeze()` drops every dimension of size 1, the batch included. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
-            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：不带参数的 `.squeeze()` 会去掉所有大小为 1 的维度，批次维也不例外。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
+            en="on this batch of one the result lost its only dimension: `.squeeze()` (bare, or `.squeeze(0)`) drops the batch dimension of size 1. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
+            zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：`.squeeze()`（不带参数，或 `.squeeze(0)`）会把大小为 1 的批次维去掉。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。",
         ),
         Mistake("summed_whole_batch", _completion_summed_whole_batch,
                 en="you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its own completion score, shape (B,): multiply by the mask and sum over the positions only, `(logp * mask).sum(-1)`.",
@@ -479,6 +507,11 @@ IMPORTANCE_RATIO = Exercise(
     random_case=_ratio_random,
     seed=205,
     grad="same",
+    right=[
+        lambda new, old: (new - old).exp(),
+        lambda new, old: torch.exp(-(old - new)),
+        lambda new, old: torch.exp(new.double() - old.double()).float(),
+    ],
     mistakes=[
         Mistake("ratio_of_logprobs", lambda new, old: new / old,
                 en="you divided the log-probabilities; the ratio is of probabilities: `torch.exp(new_logp - old_logp)` (log of a quotient = difference of logs).",
@@ -554,6 +587,13 @@ def _chunked_large(N: int, V: int, seed: int):
     return logits, logits.argmin(-1)
 
 
+def _into_preallocated(logits, ids):
+    out = logits.new_zeros(ids.shape[0])  # preallocating reads no row of logits
+    for s in range(0, len(ids), 4):
+        out[s:s + 4] = pick(logp(logits[s:s + 4]), ids[s:s + 4])
+    return out
+
+
 CHUNKED_LOGPROBS = Exercise(
     name="ch2.chunked_logprobs",
     title={"en": "Log-probs four rows at a time, without log_softmax", "zh": "不用 log_softmax，每次处理四行的对数概率"},
@@ -572,6 +612,11 @@ CHUNKED_LOGPROBS = Exercise(
     grad="same",
     chunk_rows=4,
     atol=ATOL,
+    right=[
+        lambda x, y: token_logprobs(x, y, chunk_size=4),
+        lambda x, y: torch.stack([row[i] - torch.logsumexp(row, 0) for row, i in zip(x, y)]),
+        _into_preallocated,
+    ],
     mistakes=[
         Mistake("softmax_then_log", lambda logits, ids: pick(logits.softmax(-1).log(), ids),
                 en="`softmax(-1).log()` is right on paper, but in float32 a probability below about 1e-45 underflows to 0 and its log is -inf (here, for the very negative logit). `log_softmax(-1)` computes the log-probability directly and stays finite.",

@@ -11,16 +11,17 @@ in float32. Targets are declared ``grad="none"`` (a fixed target: no gradient ma
 the target network) and log-probs ``grad="same"``; the checker also rejects an answer that changes
 its inputs (the replay batch) in place.
 
-``SIDE_EFFECT_MISTAKES`` holds the planted wrong answers whose *values* are right and whose fault
-is a side effect: a gradient into the target network, a replay batch changed in place, a log-prob
-cut out of the graph. The checker names these by kind (``has_grad``, ``mutated_input``,
-``no_grad``), with its generic hint; ``tests/test_exercises_ch3.py`` runs each of them.
+Planted wrong answers whose *values* are right and whose fault is a side effect (a gradient into
+the target network, a replay batch changed in place, a log-prob cut out of the graph) are declared
+as ``Wrong`` with the checker's kind (``has_grad``, ``mutated_input``, ``no_grad``).
 """
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
+from torch.distributions import Categorical
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import ATOL, I64, b, between, distinct, f, floats, pick, t
 
 
@@ -77,13 +78,22 @@ Q_TAKEN = Exercise(
     random_case=_q_random,
     seed=301,
     grad="same",
+    right=[
+        lambda q, a: q[torch.arange(q.shape[0]), a],
+        lambda q, a: torch.stack([q[i, a[i]] for i in range(q.shape[0])]),
+        lambda q, a: (q * F.one_hot(a, q.shape[1]).to(q.dtype)).sum(1),
+        lambda q, a: torch.take_along_dim(q, a[:, None], dim=1)[:, 0],
+    ],
+    wrong=[
+        Wrong(_q_taken_detached, "generic.no_grad", "no_grad"),
+    ],
     mistakes=[
         Mistake("forgot_squeeze", lambda q, a: q.gather(1, a.unsqueeze(1)),
                 en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
                 zh="gather 出来的值是 (B, 1)：用 `.squeeze(1)` 变成 (B,)。如果保持 (B, 1)，它与 (B,) 的目标计算损失时会广播成 (B, B)，训练照常进行，不报任何错误。"),
         Mistake("squeezed_batch", lambda q, a: q.gather(1, a.unsqueeze(1)).squeeze(),
-                en="a bare `.squeeze()` also drops the batch dim when B == 1: the answer is (B,) even for one transition. Squeeze only dim 1: `.squeeze(1)`.",
-                zh="不带参数的 `.squeeze()` 在 B == 1 时会把批次维也去掉：即使只有一个转移，答案也是 (B,)。只去掉第 1 维：`.squeeze(1)`。"),
+                en="`.squeeze()` (bare, or `.squeeze(0)`) also drops the batch dim when B == 1: the answer is (B,) even for one transition. Squeeze only dim 1: `.squeeze(1)`.",
+                zh="`.squeeze()`（不带参数，或 `.squeeze(0)`）在 B == 1 时会把批次维也去掉：即使只有一个转移，答案也是 (B,)。只去掉第 1 维：`.squeeze(1)`。"),
         Mistake("column_index", lambda q, a: q[:, a],
                 en="`q[:, actions]` takes every listed column for every row, shape (B, B). Pair each row with its own action: `q.gather(1, actions.unsqueeze(1))` or `q[torch.arange(B), actions]`.",
                 zh="`q[:, actions]` 为每一行取出所有列出的列，形状是 (B, B)。要让每行只配它自己的动作：`q.gather(1, actions.unsqueeze(1))` 或 `q[torch.arange(B), actions]`。"),
@@ -153,6 +163,15 @@ DQN_TARGET = Exercise(
     seed=302,
     atol=ATOL,
     grad="none",
+    right=[
+        lambda q, r, te, tr, g: (r + g * (1 - te.float()) * q.max(1).values).detach(),
+        lambda q, r, te, tr, g: torch.where(te, r, r + g * q.amax(dim=1)).detach(),
+        lambda q, r, te, tr, g: torch.where(te, 0.0, g * q.max(dim=1).values).add(r).detach(),
+    ],
+    wrong=[
+        Wrong(_dqn_no_grad_graph, "generic.has_grad", "has_grad"),
+        Wrong(_dqn_in_place, "generic.mutated_input", "mutated_input"),
+    ],
     mistakes=[
         Mistake("no_terminal_mask",
                 lambda q, r, te, tr, g: r + g * q.max(dim=1).values,
@@ -242,6 +261,14 @@ DOUBLE_DQN_TARGET = Exercise(
     seed=303,
     atol=ATOL,
     grad="none",
+    right=[
+        lambda on, ta, r, te, g: (r + g * (~te).float() * ta[torch.arange(ta.shape[0]), on.argmax(1)]).detach(),
+        lambda on, ta, r, te, g: (r + g * (1 - te.float()) * (ta * F.one_hot(on.argmax(1), on.shape[1]).to(ta.dtype)).sum(1)).detach(),
+        lambda on, ta, r, te, g: torch.where(te, r, r + g * torch.take_along_dim(ta, on.argmax(1, keepdim=True), 1)[:, 0]).detach(),
+    ],
+    wrong=[
+        Wrong(_double_in_graph, "generic.has_grad", "has_grad"),
+    ],
     mistakes=[
         Mistake("online_max", _double_with(lambda on, ta: on.max(dim=1).values),
                 en="this is the online network's own max: it both chooses and values, like DQN with the wrong network. Let it choose (`argmax`), and read that action's value in `next_q_target`.",
@@ -297,11 +324,22 @@ POLICY_LOGPROBS = Exercise(
         (f([[0.5, -1.5, 1.0]]), t([1])),                                  # B == 1
         (f([[-200.0, 0.0, 1.0], [2.0, -200.0, 0.5]]), t([0, 1])),           # softmax underflows to 0
         (f([[0.4], [-1.1], [2.3]]), t([0, 0, 0])),                          # A == 1: log-prob 0
+        (f([[-float("inf"), 0.5, 1.0], [0.2, -float("inf"), -float("inf")]]), t([2, 0])),  # masked actions
     ],
     random_case=_policy_random,
     seed=304,
     atol=ATOL,
     grad="same",
+    wrong=[
+        Wrong(_policy_detached, "generic.no_grad", "no_grad"),
+        Wrong(lambda x, a: (x.log_softmax(-1) * torch.nn.functional.one_hot(a, x.shape[1])).sum(-1),
+              kind="values", why="one-hot product: 0 * -inf is nan where an action is masked"),
+    ],
+    right=[
+        lambda x, a: Categorical(logits=x).log_prob(a),
+        lambda x, a: -F.cross_entropy(x, a, reduction="none"),
+        lambda x, a: x.log_softmax(1)[torch.arange(x.shape[0]), a],
+    ],
     mistakes=[
         Mistake("probabilities", lambda x, a: pick(x.softmax(-1), a),
                 en="these are probabilities (`softmax`), not log-probabilities: gather from `log_softmax(-1)`.",
@@ -391,6 +429,14 @@ def _n_step_in_graph(rewards, terminated, next_q_target, gamma):
     return (rewards * discounts).sum(dim=1) + gamma ** n * (~done).float() * next_q_target.max(dim=1).values
 
 
+def _n_step_loop(rewards, terminated, q, gamma):
+    ret, alive = rewards.new_zeros(rewards.shape[0]), rewards.new_ones(rewards.shape[0])
+    for k in range(rewards.shape[1]):
+        ret = ret + gamma ** k * rewards[:, k]
+        alive = alive * (~terminated[:, k]).float()
+    return (ret + gamma ** rewards.shape[1] * alive * q.max(1).values).detach()
+
+
 N_STEP_TARGET = Exercise(
     name="ch3.n_step_target",
     title={"en": "n-step targets", "zh": "n 步目标"},
@@ -409,6 +455,16 @@ N_STEP_TARGET = Exercise(
     seed=305,
     atol=ATOL,
     grad="none",
+    right=[
+        _n_step_loop,
+        lambda r, te, q, g: ((r * g ** torch.arange(r.shape[1], device=r.device)).sum(1) + g ** r.shape[1] * (~te.any(1)) * q.amax(1)).detach(),
+        lambda r, te, q, g: (torch.where(te.any(1), 0.0, g ** r.shape[1] * q.max(1).values)
+                             + (r * torch.stack([g ** k for k in range(r.shape[1])])).sum(1)).detach(),
+    ],
+    wrong=[
+        Wrong(_n_step_in_graph, "generic.has_grad", "has_grad"),
+        Wrong(_n_step_in_place, "generic.mutated_input", "mutated_input"),
+    ],
     mistakes=[
         Mistake("last_step_only", _n_step_with(_powers, lambda t: t[:, -1], lambda g, n: g ** n),
                 en="only `terminated[:, -1]` was checked; an episode that terminated at an earlier step has no future either: `terminated.any(dim=1)`.",
@@ -436,16 +492,4 @@ N_STEP_TARGET = Exercise(
 
 
 EXERCISES = [Q_TAKEN, DQN_TARGET, DOUBLE_DQN_TARGET, POLICY_LOGPROBS, N_STEP_TARGET]
-
-#: Planted wrong answers with the right values and a wrong side effect, per exercise:
-#: ``(key, fn, kind)``, ``kind`` being what the checker reports (see the module docstring).
-SIDE_EFFECT_MISTAKES = {
-    "ch3.q_taken": [("detached", _q_taken_detached, "no_grad")],
-    "ch3.dqn_target": [("target_with_grad", _dqn_no_grad_graph, "has_grad"),
-                       ("in_place_reward", _dqn_in_place, "mutated_input")],
-    "ch3.double_dqn_target": [("target_with_grad", _double_in_graph, "has_grad")],
-    "ch3.policy_logprobs": [("detached", _policy_detached, "no_grad")],
-    "ch3.n_step_target": [("target_with_grad", _n_step_in_graph, "has_grad"),
-                          ("in_place_rewards", _n_step_in_place, "mutated_input")],
-}
 

@@ -11,8 +11,9 @@ each image has its own (a ``(B,)`` tensor).
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import F32, between, coded, distinct, distinct_rows, expanded, f, floats, t
 
 
@@ -53,6 +54,10 @@ def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor
     return x.gather(1, expanded(idx, x.shape[2]))
 
 
+def _rows(x, idx):
+    return x[torch.arange(x.shape[0], device=x.device)[:, None], idx]
+
+
 TOP_K_PATCHES = Exercise(
     name="ch4.top_k_patches",
     title={"en": "Select the top-k patches", "zh": "选出得分最高的 k 个图像块"},
@@ -61,6 +66,18 @@ TOP_K_PATCHES = Exercise(
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=401,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: top_k_patches(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: top_k_patches(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
+    right=[
+        lambda x, s, k: _rows(x, s.topk(k, dim=1).indices),
+        lambda x, s, k: torch.take_along_dim(x, s.topk(k, dim=1).indices[:, :, None], dim=1),
+        lambda x, s, k: F.one_hot(s.topk(k, dim=1).indices, x.shape[1]).to(x.dtype) @ x,
+        lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1, descending=True)[:, :k], x.shape[2])),
+    ],
     mistakes=[
         Mistake("forgot_expand", lambda x, s, k: x.gather(1, _top(s, k).unsqueeze(-1)),
                 en="an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, with no error; expand it over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
@@ -105,6 +122,17 @@ TOP_K_IN_IMAGE_ORDER = Exercise(
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=402,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: top_k_in_image_order(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: top_k_in_image_order(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
+    right=[
+        lambda x, s, k: x[torch.zeros(s.shape, dtype=torch.bool).scatter(1, s.topk(k, dim=1).indices, True)].reshape(x.shape[0], k, x.shape[2]),
+        lambda x, s, k: _rows(x, s.topk(k, dim=1).indices.sort(dim=1).values),
+        lambda x, s, k: torch.stack([x[b, s[b].topk(k).indices.sort().values] for b in range(len(x))]),
+    ],
     mistakes=[
         Mistake("score_order", top_k_patches,
                 en="these are the right patches in score order, as `topk` returns them; sort the indices before the gather: `idx.sort(dim=1).values`.",
@@ -161,6 +189,11 @@ def _random_mask_case(g: torch.Generator):
     return floats(g, B, N, D), distinct_rows(g, B, N), between(g, 1, N)
 
 
+def _mask_scatter(x, noise, keep):
+    ids = noise.argsort(dim=1)[:, :keep, None]
+    return torch.zeros_like(x).scatter(1, ids.expand(-1, -1, x.shape[2]), torch.take_along_dim(x, ids, dim=1))
+
+
 MASK_AND_RESTORE = Exercise(
     name="ch4.mask_and_restore",
     title={"en": "Random masking with restore", "zh": "随机掩码与还原"},
@@ -175,6 +208,17 @@ MASK_AND_RESTORE = Exercise(
     ],
     random_case=_random_mask_case,
     seed=403,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: mask_and_restore(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: mask_and_restore(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
+    right=[
+        lambda x, noise, keep: x * (noise.argsort(dim=1).argsort(dim=1) < keep)[:, :, None],
+        _mask_scatter,
+        lambda x, n, keep: x * (n <= n.kthvalue(keep, 1, keepdim=True).values)[..., None],
+    ],
     mistakes=[
         Mistake("restore_with_perm",
                 _masked_then(lambda full, ids, D: full.gather(1, expanded(ids, D))),
@@ -235,6 +279,15 @@ KEEP_MASK_PER_IMAGE = Exercise(
     ],
     random_case=_random_per_image_case,
     seed=404,
+    right=[
+        lambda s, k: (s[:, None, :] > s[:, :, None]).sum(dim=2) < k[:, None],
+        lambda s, k: torch.stack([torch.zeros(s.shape[1], dtype=torch.bool).index_fill(0, s[b].topk(int(k[b])).indices, True) for b in range(len(s))]),
+        lambda s, k: torch.zeros_like(s, dtype=torch.bool).scatter(1, s.topk(int(k.max()), dim=1).indices, torch.arange(int(k.max()))[None, :] < k[:, None]),
+    ],
+    wrong=[
+        Wrong(lambda s, k: s.argsort(1, descending=True) < k[:, None], kind="values",
+              why="argsort once gives the patches in order of score, not each patch's rank"),
+    ],
     mistakes=[
         Mistake("one_global_k_max", _one_k(lambda k: int(k.max())),
                 en="every image got the same number of patches; each image b keeps its own k[b]: compare each patch's rank with `k.unsqueeze(1)` (shape (B, 1)), or gather each row's k[b]-th best score as its threshold.",
@@ -302,6 +355,11 @@ def _fixed_evit_case(B: int, N: int, D: int, H: int, k: int, seed: int):
     return x, _attention(g, B, H, 1 + N), k
 
 
+def _cls_plus_one(x, attn, k):
+    idx = attn[:, :, 0, 1:].mean(dim=1).topk(k, dim=1).indices + 1
+    return x.gather(1, expanded(torch.cat([idx.new_zeros(x.shape[0], 1), idx], dim=1), x.shape[2]))
+
+
 KEEP_BY_CLS_ATTENTION = Exercise(
     name="ch4.keep_by_cls_attention",
     title={"en": "Pick by class-token attention", "zh": "按类别词元的注意力挑选"},
@@ -316,6 +374,17 @@ KEEP_BY_CLS_ATTENTION = Exercise(
     random_case=_random_evit_case,
     seed=405,
     atol=1e-6,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: keep_by_cls_attention(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: keep_by_cls_attention(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+    ],
+    right=[
+        _cls_plus_one,
+        lambda x, a, k: torch.cat([x[:, :1], _rows(x[:, 1:], a[:, :, 0, 1:].sum(dim=1).topk(k, dim=1).indices)], dim=1),
+        lambda x, a, k: torch.cat([x[:, :1], torch.take_along_dim(x[:, 1:], a.mean(dim=1)[:, 0, 1:].topk(k).indices[..., None], dim=1)], dim=1),
+    ],
     mistakes=[
         Mistake("index_includes_cls",
                 _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=False),
@@ -362,9 +431,10 @@ def _fused_with(weights_of):
 
 
 def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
-    """(B, N) positive weights, all different within a row, each row summing to 1."""
+    """(B, N) positive weights, all different within a row, each row summing to less than 1 (as
+    EViT's ``attn[:, :, 0, 1:].mean(1)``: the class token's attention to itself is left out)."""
     w = torch.stack([torch.randperm(N, generator=g) + 1 for _ in range(B)]).float()
-    return w / w.sum(dim=1, keepdim=True)
+    return w / (w.sum(dim=1, keepdim=True) + N)
 
 
 def _random_fuse_case(g: torch.Generator):
@@ -391,6 +461,19 @@ FUSE_DROPPED = Exercise(
     random_case=_random_fuse_case,
     seed=406,
     atol=1e-5,
+    grad="same",
+    grad_args=("x",),
+    wrong=[
+        Wrong(lambda x, *rest: fuse_dropped(x.detach(), *rest), "generic.no_grad", "no_grad", why="the chapter trains through this selection"),
+        Wrong(lambda x, *rest: fuse_dropped(x.data, *rest), "generic.no_grad", "no_grad", why="`.data` leaves the graph"),
+        Wrong(_fused_with(lambda w, dropped: torch.where(dropped, w, 0.0) / w.sum(dim=1, keepdim=True)),
+              why="divided by the row total: right only when the weights of a row sum to 1"),
+    ],
+    right=[
+        lambda x, a, k: (a * (a.argsort(1, descending=True).argsort(1) >= k)).unsqueeze(1) @ x,
+        lambda x, a, k: (a[..., None] * x).sum(1, keepdim=True) - (a.topk(k, dim=1).values[..., None] * _rows(x, a.topk(k, dim=1).indices)).sum(1, keepdim=True),
+        lambda x, a, k: (_rows(x, a.topk(x.shape[1] - k, 1, largest=False).indices) * a.topk(x.shape[1] - k, 1, largest=False).values[..., None]).sum(1, keepdim=True),
+    ],
     mistakes=[
         Mistake("fused_all", _fused_with(lambda w, dropped: w),
                 en="you summed every token; the fused token holds only the dropped ones (not among the k with the highest attention): zero the kept tokens' weights, or gather the dropped tokens and their weights.",

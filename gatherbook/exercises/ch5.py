@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import I64, between, distinct, expanded, f, floats, perms, t
 
 
@@ -43,9 +43,15 @@ ONE_HOT = Exercise(
         (f([[1.0, 2.0, 3.0]]), t([1])),                            # N == 1
         (f([[0.0, 1.0]] * 5), t([1, 0, 1, 1, 0])),                # N > C
         (torch.full((3, 1), 4.0, dtype=torch.float64), t([0, 0, 0])),  # C == 1, float64
+        (f([[-float("inf"), 0.5, float("inf")], [1.0, -float("inf"), 2.0]]), t([2, 1])),   # masked logits: -inf and inf entries
     ],
     random_case=_one_hot_random,
     seed=501,
+    right=[
+        lambda logits, y: F.one_hot(y, logits.shape[1]).to(logits.dtype),
+        lambda logits, y: (y[:, None] == torch.arange(logits.shape[1], device=y.device)).to(logits.dtype),
+        lambda logits, y: torch.eye(logits.shape[1], dtype=logits.dtype, device=logits.device)[y],
+    ],
     mistakes=[
         Mistake("wrong_dim", lambda logits, y: torch.zeros_like(logits).scatter_(0, y[:, None], 1.0),
                 en="along dim=0 the label picks a row: out[labels[i]][0] = 1. The label is a column number, so scatter along dim=1.",
@@ -59,6 +65,10 @@ ONE_HOT = Exercise(
         Mistake("into_logits", lambda logits, y: logits.clone().scatter_(1, y[:, None], 1.0),
                 en="scattering into (a copy of) logits keeps the logits everywhere else: start from `torch.zeros_like(logits)`.",
                 zh="往 logits（的副本）里 scatter，其余位置还是 logits 的值：应从 `torch.zeros_like(logits)` 开始。"),
+    ],
+    wrong=[
+        Wrong(lambda logits, y: (logits * 0).scatter(1, y[:, None], 1.0), why="logits * 0 is nan at -inf and inf"),
+        Wrong(lambda logits, y: (logits - logits).scatter(1, y[:, None], 1.0), why="inf - inf is nan"),
     ],
 )
 
@@ -110,6 +120,11 @@ HISTOGRAM = Exercise(
     ],
     random_case=_histogram_random,
     seed=502,
+    right=[
+        lambda x, e: torch.stack([torch.bincount((r * (e.numel() - 1)).long(), minlength=e.numel() - 1) for r in x]),
+        lambda x, e: F.one_hot((x * (e.numel() - 1)).long(), e.numel() - 1).sum(1),
+        lambda x, e: x.new_zeros(x.shape[0], e.numel() - 1, dtype=torch.long).scatter_reduce(1, (x * (e.numel() - 1)).long(), torch.ones_like(x, dtype=torch.long), "sum"),
+    ],
     mistakes=[
         Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1),
                 en="`scatter_` (like `counts[rows, b] += 1`) writes the same 1 again for every repeat, so each bin is 0 or 1: `scatter_add_` sums the ones.",
@@ -171,9 +186,16 @@ RECENTER = Exercise(
         (f([[2.0, -1.0, 4.0]]), t([1]), f([[1.0, 1.0, 1.0], [3.0, 3.0, 3.0]])),  # N == 1
         (f([[1.0], [2.0], [6.0]]), t([0, 0, 0]), f([[3.0]])),             # D == 1, G == 1
         (f([[2.0, 2.0], [4.0, 0.0]]), t([1, 1]), f([[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]])),
+        (f([[1.0, -2.0], [-1.0, 2.0], [3.0, 3.0]]), t([0, 0, 1]),
+         f([[4.0, 4.0], [1.0, 1.0]])),                                    # cluster 0's points average to 0
     ],
     random_case=_recenter_random,
     seed=503,
+    right=[
+        lambda x, a, c: torch.where((torch.bincount(a, minlength=c.shape[0]) > 0)[:, None], torch.zeros_like(c).index_add_(0, a, x) / torch.bincount(a, minlength=c.shape[0]).clamp(min=1)[:, None].to(x.dtype), c),
+        lambda x, a, c: torch.stack([x[a == g].mean(0) if (a == g).any() else c[g] for g in range(c.shape[0])]),
+        lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
+    ],
     mistakes=[
         Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, _rows(a, x), x, "mean"),
                 en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
@@ -185,6 +207,11 @@ RECENTER = Exercise(
         Mistake("sum_not_mean", _segment_sum,
                 en="this is the sum of each cluster's points; divide by their number (or use reduce=\"mean\").",
                 zh="这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。"),
+    ],
+    wrong=[
+        Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
+            torch.zeros_like(c).scatter_reduce(0, _rows(a, x), x, "mean", include_self=False)),
+            why="a mean of exactly 0 taken for an empty cluster"),
     ],
 )
 
@@ -227,6 +254,15 @@ UNSHUFFLE = Exercise(
     ],
     random_case=_unshuffle_random,
     seed=504,
+    right=[
+        lambda s, ids: s.gather(1, expanded(ids.argsort(1), s.shape[-1])),
+        lambda s, ids: torch.take_along_dim(s, ids.argsort(1)[..., None], dim=1),
+        lambda s, ids: torch.zeros_like(s).index_put_((torch.arange(s.shape[0])[:, None], ids), s),
+    ],
+    wrong=[
+        Wrong(lambda s, ids: torch.zeros_like(s).scatter(1, expanded(ids.argsort(1), s.shape[-1]), s),
+              "shuffle_again", why="scatter with the inverse is gather with the shuffle"),
+    ],
     mistakes=[
         Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s.shape[-1])),
                 en="gathering with ids_shuffle shuffles a second time. Either scatter with ids_shuffle (send every token back where it came from) or gather with ids_shuffle.argsort(dim=1).",
@@ -274,6 +310,15 @@ UNPRUNE = Exercise(
     ],
     random_case=_unprune_random,
     seed=505,
+    right=[
+        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p.shape[-1]), k),
+        lambda p, k, keep: p.index_put((torch.arange(p.shape[0])[:, None], keep), k),
+        lambda p, k, keep: torch.stack([p[b].index_copy(0, keep[b], k[b]) for b in range(p.shape[0])]),
+    ],
+    wrong=[
+        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p.shape[-1]), k), "generic.mutated_input",
+              "mutated_input", why="scatter_ writes into the caller's patches"),
+    ],
     mistakes=[
         Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
                 en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
@@ -307,6 +352,11 @@ def _gather_bwd_random(g: torch.Generator):
     return floats(g, B, N), torch.randint(0, N, (B, K), generator=g), floats(g, B, K)
 
 
+def _autograd_bwd(x, index, grad_out):
+    leaf = x.detach().requires_grad_()  # a leaf of its own: the caller's x is left alone
+    return torch.autograd.grad((leaf.gather(1, index) * grad_out).sum(), leaf)[0]
+
+
 GATHER_BWD = Exercise(
     name="ch5.gather_bwd",
     title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
@@ -320,9 +370,15 @@ GATHER_BWD = Exercise(
         (torch.tensor([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], dtype=torch.float64),
          t([[2, 0], [1, 2]]),
          torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, x != 0
+        (f([[-float("inf"), 1.0, float("inf")], [0.5, float("inf"), -float("inf")]]), t([[1, 1], [0, 2]]), f([[1.0, 2.0], [3.0, 4.0]])),  # inf in x
     ],
     random_case=_gather_bwd_random,
     seed=506,
+    right=[
+        _autograd_bwd,
+        lambda x, i, go: torch.einsum("bk,bkn->bn", go, F.one_hot(i, x.shape[1]).to(go.dtype)),
+        lambda x, i, go: torch.zeros_like(x).index_put_((torch.arange(x.shape[0])[:, None].expand_as(i), i), go, accumulate=True),
+    ],
     mistakes=[
         Mistake("scatter_not_add", lambda x, i, go: torch.zeros_like(x).scatter(1, i, go),
                 en="`g[rows, index] += grad_out`, like `t[i] += v` in the chapter, reads, adds and writes back once per position, as `scatter` does: it keeps one of the gradients that meet at a repeated index. A value read twice gets both: `scatter_add_` (or `index_put_(..., accumulate=True)`).",
@@ -336,6 +392,13 @@ GATHER_BWD = Exercise(
         Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go),
                 en="the gradient does not depend on the values of x: scatter_add_ into `torch.zeros_like(x)`, not into a copy of x.",
                 zh="梯度与 x 的取值无关：应 scatter_add_ 进 `torch.zeros_like(x)`，而不是 x 的副本。"),
+    ],
+    wrong=[
+        Wrong(lambda x, i, go: (x * 0).scatter_add(1, i, go), why="x * 0 is nan at inf"),
+        Wrong(lambda x, i, go: (x - x).scatter_add(1, i, go), why="inf - inf is nan"),
+        Wrong(lambda x, i, go: (lambda leaf: (leaf.gather(1, i) * go).sum().backward() or leaf.grad)(
+            x.requires_grad_()), hint="generic.second_call", kind="second_call",
+            why="autograd on the caller's x: its .grad accumulates from call to call"),
     ],
 )
 

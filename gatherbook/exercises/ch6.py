@@ -9,8 +9,9 @@ pass by accident), one case has a batch of one, and values have one decimal.
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import ATOL, I64, PAD, between, distinct, floats, t, with_value
 
 
@@ -49,6 +50,15 @@ WHOLE_ROWS = Exercise(
     ],
     random_case=_rows_random,
     seed=601,
+    right=[
+        lambda x, rows: x[rows],
+        lambda x, rows: x.index_select(0, rows),
+        lambda x, rows: F.one_hot(rows, x.shape[0]).to(x.dtype) @ x,
+        lambda x, rows: torch.take_along_dim(x, rows[:, None], dim=0),
+    ],
+    wrong=[
+        Wrong(lambda x, rows: x[rows.sort().values], kind="values", why="rows sorted"),
+    ],
     mistakes=[
         Mistake("index_not_expanded", lambda x, rows: x.gather(0, rows.unsqueeze(0)),
                 en="an index of shape (1, K) along dim=0 reads one element per column, out[0][j] = x[rows[j]][j]: the index is allowed to be smaller than x, and gather reads only its corner. For whole rows, give the index the full width: `rows.unsqueeze(1).expand(-1, x.shape[1])`, shape (K, D).",
@@ -58,8 +68,8 @@ WHOLE_ROWS = Exercise(
                 zh="形状为 (K, 1) 的索引只读到每个被选中行的第 0 列：gather 的输出形状与索引相同。先把索引 `expand(-1, x.shape[1])` 成 (K, D)。"),
         Mistake("squeezed_batch",
                 lambda x, rows: x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1])).squeeze(),
-                en="with K == 1 a bare `.squeeze()` drops the row dimension and returns (D,): the answer has shape (K, D) for every K. Squeeze nothing here.",
-                zh="K == 1 时，不带维度的 `.squeeze()` 会去掉行这一维，返回 (D,)：无论 K 是多少，答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
+                en="with K == 1 `.squeeze()` (bare, or `.squeeze(0)`) drops the row dimension and returns (D,): the answer has shape (K, D) for every K. Squeeze nothing here.",
+                zh="K == 1 时，`.squeeze()`（不带维度，或 `.squeeze(0)`）会去掉行这一维，返回 (D,)：无论 K 是多少，答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
     ],
 )
 
@@ -114,6 +124,11 @@ LABEL_LOGP = Exercise(
     seed=602,
     grad="same",
     atol=ATOL,
+    right=[
+        lambda logp, labels: torch.where(labels != PAD, torch.take_along_dim(logp, labels.clamp(min=0)[..., None], dim=-1)[..., 0], 0.0),
+        lambda logp, labels: -F.nll_loss(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none"),
+        lambda logp, labels: torch.stack([torch.stack([logp[b, t, y] if y != PAD else logp.new_zeros(()) for t, y in enumerate(row)]) for b, row in enumerate(labels)]),
+    ],
     mistakes=[
         Mistake("gather_sees_pad", lambda logp, labels: logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1),
                 en="gather read the label -100 and raised: replace padding by a valid dummy id (`labels.masked_fill(~mask, 0)`), gather, then keep the result only where `mask`: `torch.where(mask, picked, 0.0)`.",
@@ -127,6 +142,10 @@ LABEL_LOGP = Exercise(
                                       * (labels != PAD)),
                 en="multiplying by the mask gives nan where the dummy id's log-prob is -inf (a token the model rules out), because 0 * -inf is nan: select instead, `torch.where(mask, picked, 0.0)`.",
                 zh="乘以掩码时，如果占位 id 的对数概率是 -inf（模型排除的词元），结果就是 nan，因为 0 * -inf 等于 nan：应改为选择，`torch.where(mask, picked, 0.0)`。"),
+        Mistake("second_log_softmax",
+                lambda logp, labels: -F.cross_entropy(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none"),
+                en="`F.cross_entropy` applies `log_softmax` itself: given log-probs, it applies it a second time. The values stay the same (log-probs are already normalised) but the gradient does not: pick from `logp` directly (`gather`, or `-F.nll_loss(..., reduction=\"none\")`).",
+                zh="`F.cross_entropy` 自己会做一次 `log_softmax`：输入已经是对数概率时，它就做了第二次。数值不变（对数概率已经归一化），梯度却变了：直接从 `logp` 里取（`gather`，或 `-F.nll_loss(..., reduction=\"none\")`）。"),
         Mistake("zero_is_padding",
                 lambda logp, labels: (logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
                                       * (labels > 0)),
@@ -166,6 +185,16 @@ TD_ERROR = Exercise(
     random_case=_td_random,
     seed=603,
     grad="same",
+    grad_args=("q",),  # a target carries no gradient (chapter 3): detaching it is right
+    right=[
+        lambda q, a, t: q[torch.arange(q.shape[0]), a] - t,
+        lambda q, a, t: torch.take_along_dim(q, a[:, None], dim=1)[:, 0] - t,
+        lambda q, a, t: q.gather(1, a.view(-1, 1)).view(-1) - t.detach(),  # a target carries no gradient
+    ],
+    wrong=[
+        Wrong(lambda q, a, t: (q.gather(1, a[:, None]).squeeze(1) - t).detach(), "generic.no_grad", "no_grad",
+              why="the TD error is trained through q"),
+    ],
     mistakes=[
         Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t,
                 en="`q.gather(1, ...)` is (B, 1); minus a (B,) target it broadcasts to (B, B), every value against every target. `.squeeze(1)` the gathered values first, and check that both shapes are (B,).",

@@ -129,7 +129,7 @@ def test_an_answer_that_keeps_state_between_calls_is_named():
 
     def counting(x, idx):
         seen.append(1)
-        return _pick(x, idx) * (1 if len(seen) <= 14 else 2)
+        return _pick(x, idx) * (2 if len(seen) > 14 and len(seen) % 2 == 0 else 1)  # changes when called again
 
     r = run_check("ch1.pick_per_row", counting, lang="en")
     assert (r.kind, r.hint_key) == ("second_call", "generic.second_call"), r.message

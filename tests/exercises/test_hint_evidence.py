@@ -1,0 +1,39 @@
+"""A hint names a mistake only when the evidence identifies it (the slips of the issue)."""
+from __future__ import annotations
+
+import torch
+
+from gatherbook.exercises import get, run_check
+from gatherbook.exercises.cases import logp, pick
+
+
+def test_double_dqn_with_the_smaller_of_the_two_networks_is_not_told_the_roles_are_swapped():
+    def smaller(on, ta, r, te, g):
+        with torch.no_grad():
+            return r + g * (~te).float() * torch.minimum(on.max(1).values, ta.max(1).values)
+
+    r = run_check("ch3.double_dqn_target", smaller, lang="en")
+    assert not r.passed and r.hint_key != "swapped", r.message
+
+
+def test_scatter_add_into_zeros_of_grad_outs_shape_is_not_told_about_gathering():
+    r = run_check("ch5.gather_bwd", lambda x, i, go: torch.zeros_like(go).scatter_add_(1, i, go), lang="en")
+    assert not r.passed and r.hint_key != "gather_back", r.message
+
+
+def test_a_completion_mask_off_by_one_at_the_end_is_not_told_it_is_cut_like_the_logits():
+    def off(logits, ids, p, n):
+        t = torch.arange(1, ids.shape[1])
+        return (pick(logp(logits[:, :-1]), ids[:, 1:]) * ((t >= p[:, None]) & (t <= n[:, None]))).sum(-1)
+
+    r = run_check("ch2.completion_logprob", off, lang="en")
+    assert not r.passed and r.hint_key != "mask_not_shifted", r.message
+
+
+def test_squeezing_dim_0_is_not_told_it_was_a_bare_squeeze():
+    ref = get("ch3.q_taken").reference
+    r = run_check("ch3.q_taken", lambda q, a: ref(q, a).squeeze(0), lang="en")
+    assert not r.passed and "`.squeeze(0)`" in r.message, r.message
+    ref = get("ch1.pick_k_per_row").reference
+    r = run_check("ch1.pick_k_per_row", lambda x, idx: ref(x, idx).squeeze(0), lang="en")
+    assert r.hint_key == "generic.size_one" and "a bare" not in r.message, r.message
