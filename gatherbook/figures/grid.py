@@ -131,6 +131,7 @@ class Grid:
     tagged: bool = False  # linked cells also carry their link number (more links than colours)
     faces: np.ndarray | None = None  # (rows, cols) colours that replace the ids' faces
     mark_color: str = style.MARK
+    cell_h: float = _CELL_H  # a tall stack of panels (Q picks) draws lower cells
 
     @property
     def width(self) -> float:
@@ -138,7 +139,7 @@ class Grid:
 
     @property
     def height(self) -> float:
-        return self.texts.shape[0] * _CELL_H
+        return self.texts.shape[0] * self.cell_h
 
     @property
     def numbers_w(self) -> float:  # room for the row numbers left of the grid
@@ -184,7 +185,7 @@ def _as_slices(a: np.ndarray) -> np.ndarray:
 def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
           mark: torch.Tensor | np.ndarray | None = None, tagged: bool = False,
           faces: np.ndarray | None = None, mark_color: str = style.MARK,
-          numbers: bool | None = None) -> Panel:
+          numbers: bool | None = None, cell_h: float = _CELL_H) -> Panel:
     """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids.
 
     ``ids``: colour ids (:data:`PLAIN`, :data:`QUIET` or a palette index) of ``t``'s shape;
@@ -215,7 +216,7 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
             label=f"{name}[{k}]" if t.ndim == 3 else None,
             row_numbers=t.ndim >= 2 if numbers is None else numbers, col_numbers=t.ndim >= 1,
             cell_w=cell_w, tagged=tagged, faces=None if all_faces is None else all_faces[k],
-            mark_color=mark_color,
+            mark_color=mark_color, cell_h=cell_h,
         ))
     return Panel(title, grids)
 
@@ -246,7 +247,7 @@ def _draw_grid(ax, g: Grid) -> None:
     number_style = dict(fontsize=_FS_NUMBER, family=_FONT, color=_MUTED, clip_on=False)
     if g.col_numbers:
         for j in range(cols):
-            ax.text(j + 0.5, -_NUMBER_PAD / _CELL_H, str(j), ha="center", va="bottom", gid="col", **number_style)
+            ax.text(j + 0.5, -_NUMBER_PAD / g.cell_h, str(j), ha="center", va="bottom", gid="col", **number_style)
     if g.row_numbers:
         for i in range(rows):
             ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, str(i), ha="right", va="center_baseline", gid="row",
@@ -265,7 +266,7 @@ def _draw_grid(ax, g: Grid) -> None:
                     fontsize=_FS_VALUE, family=_FONT, color=_MUTED if g.empty else ink,
                     style="italic" if g.empty else "normal")
             if g.tagged and g.ids[i, j] >= 0:  # the link number: a second cue beside the colour
-                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / _CELL_H, str(int(g.ids[i, j])),
+                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / g.cell_h, str(int(g.ids[i, j])),
                         ha="left", va="top", zorder=3, fontsize=style.FS_TAG, family=_FONT,
                         color=_MUTED, gid="tag")
             if g.mark is not None and g.mark[i, j]:

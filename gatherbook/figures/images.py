@@ -123,7 +123,8 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
         texts.append(None if ids is None else _ids(f"labels[{name!r}]", ids, p.shape[0]))
     aspect = rows / cols
     head = 0.35 if title else 0.0
-    fig = plt.figure(figsize=(_WIDTH, len(images) * (_WIDTH * aspect + 0.4) + head))
+    width = _WIDTH if len(images) == 1 else _WIDTH - 0.4  # two panels share a desktop screen
+    fig = plt.figure(figsize=(width, len(images) * (width * aspect + 0.4) + head))
     if title:
         fig.suptitle(title, fontsize=FS_FIGTITLE, color=INK)
     H, W = images[0].shape[:2]
@@ -220,13 +221,13 @@ def _as_image(name: str, t: object) -> np.ndarray:
 @styled
 def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
                 width: float = 3.3, title: str | None = None) -> Figure:
-    """Draw images one under the other, each titled with its name and shape.
+    """Draw images side by side (two to a row), each titled with its name and shape.
 
     Args:
         images: name -> float tensor of shape ``(H, W)`` (grey) or ``(H, W, 3)`` (RGB), values in
             ``[0, 1]`` (values outside are clipped). Different sizes are allowed.
         patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
-        width: width of each image in inches (3.3 fits a phone's 358 px text column).
+        width: width of each image in inches, at most what two to a row leave.
         title: optional ASCII text above the picture.
 
     Returns:
@@ -247,27 +248,32 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
             assert not (a.shape[0] % patch or a.shape[1] % patch), f"patch={patch} must divide {name}'s H, W"
     assert 1.0 <= width <= style.MAX_WIDTH - 2 * _MARGIN, f"width: 1 to {style.MAX_WIDTH - 2 * _MARGIN} inches"
     args.label("title", title, optional=True)
-    heights = [width * a.shape[0] / a.shape[1] for a in arrays.values()]
-    H = _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in heights) + _GAP * (len(heights) - 1)
+    per_row = min(len(arrays), 2)  # side by side, so the images are compared on one screen
+    width = min(width, (style.MAX_WIDTH - 2 * _MARGIN - _GAP * (per_row - 1)) / per_row)
+    items = list(arrays.items())
+    lines = [items[i:i + per_row] for i in range(0, len(items), per_row)]
+    line_h = [max(width * a.shape[0] / a.shape[1] for _, a in line) for line in lines]
+    H = _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in line_h) + _GAP * (len(lines) - 1)
     H = np.ceil((H + _MARGIN) * 100) / 100
-    W = np.ceil((width + 2 * _MARGIN) * 100) / 100
+    W = np.ceil((per_row * width + _GAP * (per_row - 1) + 2 * _MARGIN) * 100) / 100
     fig = plt.figure(figsize=(W, H), facecolor=PAPER)
     top = _MARGIN
     if title:
         fig.text(_MARGIN / W, 1 - top / H, title, fontsize=FS_FIGTITLE, weight="bold", va="top")
         top += 0.40
-    for (name, a), h in zip(arrays.items(), heights):
-        fig.text(_MARGIN / W, 1 - (top + _TITLE_H - 0.06) / H, f"{name}  {a.shape}", fontsize=FS_TITLE,
-                 color=INK, va="bottom")
-        top += _TITLE_H
-        ax = fig.add_axes((_MARGIN / W, 1 - (top + h) / H, width / W, h / H))
-        ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
-        ax.set_axis_off()
-        ax.set_gid(f"image:{name}")
-        if patch is not None:
-            for y in range(patch, a.shape[0], patch):
-                ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
-            for x in range(patch, a.shape[1], patch):
-                ax.axvline(x - 0.5, color=PAPER, linewidth=0.6)
-        top += h + _GAP
+    for line, lh in zip(lines, line_h):
+        for k, (name, a) in enumerate(line):
+            x, h = _MARGIN + k * (width + _GAP), width * a.shape[0] / a.shape[1]
+            fig.text(x / W, 1 - (top + _TITLE_H - 0.06) / H, f"{name}  {a.shape}", fontsize=FS_TITLE,
+                     color=INK, va="bottom")
+            ax = fig.add_axes((x / W, 1 - (top + _TITLE_H + h) / H, width / W, h / H))
+            ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
+            ax.set_axis_off()
+            ax.set_gid(f"image:{name}")
+            if patch is not None:
+                for y in range(patch, a.shape[0], patch):
+                    ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
+                for xx in range(patch, a.shape[1], patch):
+                    ax.axvline(xx - 0.5, color=PAPER, linewidth=0.6)
+        top += _TITLE_H + lh + _GAP
     return fig

@@ -64,6 +64,7 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     norm = plt.Normalize(lo, hi if hi > lo else lo + 1)
     cmap = plt.get_cmap(style.SEQUENTIAL)
     rows = []
+    cell_h = 0.34 if len(checked) < 3 else 0.28  # three panels share one desktop screen
     for label, q, picks in checked:
         faces = np.empty(tuple(q.shape), dtype=object)
         for pos in np.ndindex(*faces.shape):
@@ -71,9 +72,9 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
         picked = torch.zeros(q.shape, dtype=torch.bool)
         picked[torch.arange(len(picks)), picks] = True
         out = q.gather(1, picks.unsqueeze(1))
-        rows.append([panel("q", q, label, faces=faces, mark=picked, mark_color=style.PICK),
+        rows.append([panel("q", q, label, faces=faces, mark=picked, mark_color=style.PICK, cell_h=cell_h),
                      panel("out", out, "out", mark=torch.ones_like(out, dtype=torch.bool),
-                           mark_color=style.PICK, numbers=False)])
+                           mark_color=style.PICK, numbers=False, cell_h=cell_h)])
     return render(rows, title)
 
 

@@ -77,7 +77,7 @@ def _targets(dim: int, index: torch.Tensor, out_shape: tuple[int, ...]) -> np.nd
 def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.Tensor, *,
                  reduce: str | None = None, include_self: bool = True,
                  title: str | None = None) -> Figure:
-    """Draw ``src``, ``index`` and the scatter result ``out``, stacked top to bottom.
+    """Draw ``src`` and ``index`` side by side (stacked when too wide), and ``out`` below them.
 
     ``out`` is ``self.scatter(dim, index, src)`` (``reduce=None``), ``self.scatter_add(dim,
     index, src)`` (``reduce="add"``) or ``self.scatter_reduce(dim, index, src, reduce,
@@ -125,4 +125,4 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
                     mark=collide.reshape(shape))]
     panels[-1].arrow = "v" if s.ndim == 2 and d == 0 else "h"
     panels[-1].arrow_label = f"dim={dim}"
-    return render([[p] for p in panels], title)
+    return render([panels[:2], panels[2:]], title)  # src beside index when they fit; out below
