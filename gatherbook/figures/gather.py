@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import QUIET, _check_small, _shape, panel, render, shape_title
+from gatherbook.figures.grid import QUIET, _shape, panel, render, shape_title
 
 __all__ = ["draw_gather"]
 
@@ -139,8 +139,6 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
             to fix it), or a tensor is too big for a picture.
     """
     input, d, index = _check_gather(input, dim, index)
-    for name, t in (("input", input), ("index", index)):
-        _check_small(name, t, "draw_gather")
     args.label("title", title, optional=True)
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)

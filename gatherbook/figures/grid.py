@@ -69,30 +69,6 @@ def _shape(t: torch.Tensor) -> tuple[int, ...]:
     return tuple(int(s) for s in t.shape)
 
 
-def _check_small(name: str, t: torch.Tensor, fn: str) -> None:
-    """Raise ValueError if ``t`` is too big for a readable picture."""
-    shape = _shape(t)
-    limit_text = (
-        f"{fn} is for small tensors: at most {MAX_COLS} columns (last dim), {MAX_ROWS} rows (dim -2) "
-        f"and {MAX_SLICES} slices (dim -3 of a 3-d tensor), i.e. shape ({MAX_SLICES}, {MAX_ROWS}, {MAX_COLS}) "
-        "at most"
-    )
-    if t.ndim > _MAX_NDIM:
-        raise ValueError(
-            f"{name} has {t.ndim} dimensions, shape {shape}, but {fn} draws tensors with 0 to {_MAX_NDIM} "
-            f"dimensions (shape ({MAX_SLICES}, {MAX_ROWS}, {MAX_COLS}) at most). Draw a slice of it "
-            f"(e.g. {name}[0]) or print {name}.shape."
-        )
-    limits = (MAX_SLICES, MAX_ROWS, MAX_COLS)[_MAX_NDIM - t.ndim :]
-    for d, (size, limit) in enumerate(zip(shape, limits)):
-        if size > limit:
-            cut = f"{name}[{':, ' * d}:{limit}]"
-            raise ValueError(
-                f"{name} has shape {shape}: {name}.size({d}) is {size}, too big for a picture; {limit_text}. "
-                f"Draw a slice such as {cut}, or print {name}.shape."
-            )
-
-
 # --- what a picture shows ----------------------------------------------------------------------
 def _two_decimals(v: float) -> str:
     return f"{v:.2f}"
@@ -195,6 +171,9 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     row numbers (default: for 2-d and 3-d tensors).
     """
     shape = _shape(t)
+    if t.ndim > _MAX_NDIM or any(s > m for s, m in zip(shape[::-1], (MAX_COLS, MAX_ROWS, MAX_SLICES))):
+        raise ValueError(f"{name} has shape {shape}, too big for a picture: at most ({MAX_SLICES}, "
+                         f"{MAX_ROWS}, {MAX_COLS}). Draw a slice such as {name}[:2], or print {name}.shape.")
     texts = _cell_texts(t) if t.numel() else np.array([["empty"]], dtype=object)
     cell_w = max(_CELL_W_MIN, max(_text_width(s, _FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
     if t.numel() == 0:
@@ -422,7 +401,7 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
     args.mapping("tensors", tensors)
     for name, t in tensors.items():
         args.label("a key of tensors", name)
-        _check_small(name, args.tensor(f"tensors[{name!r}]", t), "draw_tensors")
+        args.tensor(f"tensors[{name!r}]", t)
     mark = args.mapping("mark", mark, optional=True)
     for name, m in mark.items():
         assert name in tensors, f"mark[{name!r}] names no entry of tensors ({', '.join(tensors)})"

@@ -36,27 +36,6 @@ _LINES = PAPER  # the lines between patches
 _LUMA = torch.tensor([0.299, 0.587, 0.114])
 
 
-def _patches(name: str, t: object, channels: int) -> torch.Tensor:
-    """One image's patches ``(N, D)``, ``D = P * P * channels``, as a float32 CPU copy."""
-    t = args.tensor(name, t, ndim=2, kind="float")
-    P = math.isqrt(t.shape[1] // channels)
-    assert P * P * channels == t.shape[1], f"{name}: D={t.shape[1]} is not P * P * {channels}"
-    return t.detach().to("cpu", torch.float32)
-
-
-def _ids(name: str, ids: object, n: int) -> torch.Tensor:
-    """Patch numbers: a 1-d int tensor of values in [0, n)."""
-    ids = args.tensor(name, ids, ndim=1, kind="int").detach().cpu().long()
-    assert not ids.numel() or 0 <= int(ids.min()) <= int(ids.max()) < n, f"{name}: numbers in [0, {n})"
-    return ids
-
-
-def _keys_of(name: str, value: object, panels: Mapping) -> Mapping:
-    value = args.mapping(name, value, optional=True)
-    assert set(value) <= set(panels), f"{name} names a panel that is not there: {set(value) - set(panels)}"
-    return value
-
-
 def _greyed(patches: torch.Tensor, channels: int) -> torch.Tensor:
     """Each patch as a faded grey version of itself (same shape)."""
     N, D = patches.shape
@@ -107,20 +86,24 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
     assert channels in (1, 3), "channels: 1 or 3"
     rows, cols = (args.positive_int(f"grid[{i}]", g) for i, g in enumerate(grid))
     args.mapping("panels", panels)
-    keep, labels = _keys_of("keep", keep, panels), _keys_of("labels", labels, panels)
+    keep, labels = args.mapping("keep", keep, optional=True), args.mapping("labels", labels, optional=True)
+    assert set(keep) | set(labels) <= set(panels), "keep and labels name panels of panels"
     args.label("title", title, optional=True)
     images, texts = [], []
     for name, t in panels.items():
         args.label("a key of panels", name)
-        p = _patches(f"panels[{name!r}]", t, channels)
+        p = args.tensor(f"panels[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
         assert p.shape[0] == rows * cols, f"panels[{name!r}]: N={p.shape[0]}, grid {grid} holds {rows * cols}"
         if name in keep:
             kept = torch.zeros(p.shape[0], dtype=torch.bool)
-            kept[_ids(f"keep[{name!r}]", keep[name], p.shape[0])] = True
+            kept[args.tensor(f"keep[{name!r}]", keep[name], ndim=1, kind="int").cpu()] = True
             p = torch.where(kept.unsqueeze(-1), p, _greyed(p, channels))
         images.append(_to_rgb(unpatchify(p.unsqueeze(0), (rows, cols), channels)[0]))
         ids = labels.get(name)
-        texts.append(None if ids is None else _ids(f"labels[{name!r}]", ids, p.shape[0]))
+        if ids is not None:
+            ids = args.tensor(f"labels[{name!r}]", ids, ndim=1, kind="int").cpu()
+            assert not ids.numel() or 0 <= int(ids.min()) <= int(ids.max()) < p.shape[0], "labels: patch numbers"
+        texts.append(ids)
     aspect = rows / cols
     head = 0.35 if title else 0.0
     width = _WIDTH if len(images) == 1 else _WIDTH - 0.4  # two panels share a desktop screen
@@ -170,17 +153,19 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     assert channels in (1, 3), "channels: 1 or 3"
     per_row = args.positive_int("per_row", per_row)
     args.mapping("rows", rows)
-    ids = _keys_of("ids", ids, rows)
+    ids = args.mapping("ids", ids, optional=True)
+    assert set(ids) <= set(rows), "ids names entries of rows"
     args.label("title", title, optional=True)
     seqs, tags, D = [], [], None
     for name, t in rows.items():
         args.label("a key of rows", name)
-        p = _patches(f"rows[{name!r}]", t, channels)
+        p = args.tensor(f"rows[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
+        assert math.isqrt(p.shape[1] // channels) ** 2 * channels == p.shape[1], f"rows[{name!r}]: D = P * P * C"
         assert D is None or p.shape[1] == D, f"rows[{name!r}]: D={p.shape[1]}, the first entry's is {D}"
         D = p.shape[1]
         K = p.shape[0]
         assert K > 0, f"rows[{name!r}] has no patches"
-        tag = torch.arange(K) if name not in ids else _ids(f"ids[{name!r}]", ids[name], 10 ** 9)
+        tag = torch.arange(K) if name not in ids else args.tensor(f"ids[{name!r}]", ids[name], ndim=1, kind="int")
         assert len(tag) == K, f"ids[{name!r}] needs {K} entries"
         seqs.append(p)
         tags.append(tag.tolist())
@@ -212,12 +197,6 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     return fig
 
 
-def _as_image(name: str, t: object) -> np.ndarray:
-    t = args.tensor(name, t, ndim=(2, 3), kind="float")
-    assert t.ndim == 2 or t.shape[-1] == 3, f"{name}: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
-    return np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
-
-
 @styled
 def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
                 width: float = 3.3, title: str | None = None) -> Figure:
@@ -240,8 +219,11 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
             not positive or does not divide every image's height and width.
     """
     args.mapping("images", images)
-    arrays = {args.label("a key of images", name): _as_image(f"images[{name!r}]", t)
-              for name, t in images.items()}
+    arrays = {}
+    for name, t in images.items():
+        t = args.tensor(f"images[{name!r}]", t, ndim=(2, 3), kind="float")
+        assert t.ndim == 2 or t.shape[-1] == 3, f"images[{name!r}]: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
+        arrays[args.label("a key of images", name)] = np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
     if patch is not None:
         patch = args.positive_int("patch", patch)
         for name, a in arrays.items():

@@ -16,10 +16,8 @@ from gatherbook import args
 from gatherbook.figures import style
 from gatherbook.figures.grid import QUIET, panel, render, shape_title
 
-__all__ = ["draw_scatter", "MAX_ROWS", "MAX_COLS", "REDUCTIONS"]
+__all__ = ["draw_scatter", "REDUCTIONS"]
 
-MAX_ROWS = 8  #: most rows a scatter picture shows per tensor
-MAX_COLS = 10  #: most columns a scatter picture shows per tensor
 #: what ``reduce=`` may be: None (plain scatter), "add" (scatter_add) or a scatter_reduce mode
 REDUCTIONS = (None, "add", "sum", "prod", "mean", "amax", "amin")
 
@@ -37,10 +35,6 @@ def _check_scatter(self: object, dim: object, index: object, src: object,
     if src.dtype != self.dtype:
         raise ValueError(f"src has dtype {src.dtype} but self has dtype {self.dtype}; scatter needs the "
                          f"same dtype in both, e.g. src.to(self.dtype).")
-    for name, t in (("self", self), ("index", index), ("src", src)):
-        if t.ndim == 2 and t.shape[0] > MAX_ROWS or t.shape[-1] > MAX_COLS:
-            raise ValueError(f"{name} has shape {tuple(t.shape)}, too big for a picture: at most "
-                             f"{MAX_ROWS} rows and {MAX_COLS} columns.")
     if not (self.ndim == index.ndim == src.ndim):
         raise ValueError(f"self, index and src need the same number of dimensions; got shapes "
                          f"{tuple(self.shape)}, {tuple(index.shape)} and {tuple(src.shape)}.")

@@ -10,12 +10,9 @@ Figures have a white face and end a notebook cell with ``;``.
 """
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 
-import matplotlib
 import matplotlib.pyplot as plt
-import numpy as np
 import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
@@ -36,21 +33,6 @@ _GREY, _BLUE, _ORANGE = style.STATE_FACES
 _MAX_TITLE = 80
 # readable with red-green colour blindness, dark blue (unlikely) to yellow (likely)
 CHAR_CMAP = SEQUENTIAL
-
-
-def _check_text(name: str, text: object, fn: str, max_len: int) -> str:
-    assert text, f"{fn}: {name} must not be empty"
-    return args.label(name, text, max_len=max_len)
-
-
-def _check_title(title: object, fn: str) -> None:
-    args.label("title", title, optional=True)
-
-
-def _check_strs(name: str, value: object, fn: str, what: str) -> list[str]:
-    """A list or tuple of str (a bare str is refused: it would be read character by character)."""
-    assert not isinstance(value, str) and all(isinstance(v, str) for v in value), f"{fn}: {name}: {what}"
-    return list(value)
 
 
 def _show(c: str) -> str:
@@ -76,8 +58,8 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     position has nothing to score (it is cut by ``logits[:, :-1]``) and the first token is never
     a target (it is cut by ``ids[:, 1:]``).
     """
-    text = _check_text("text", text, "draw_shift", 24)
-    _check_title(title, "draw_shift")
+    assert args.label("text", text, max_len=24), "text: at least one character"
+    args.label("title", title, optional=True)
     n = len(text)
     fig = _figure(0.5 * n + 2.6, 2.6)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -131,19 +113,19 @@ def draw_char_logprobs(
     if not args.reals("vmin", [vmin])[0] < 0:
         raise ValueError(f"draw_char_logprobs: vmin must be a negative number (the log-prob of the darkest "
                          f"colour; the scale ends at 0); got {vmin!r}.")
-    _check_title(title, "draw_char_logprobs")
+    args.label("title", title, optional=True)
     checked = []
     for label, pair in rows.items():
         assert isinstance(pair, tuple) and len(pair) == 2, f"rows[{label!r}]: a (text, logp) pair"
         text, logp = pair
-        text = _check_text(f"rows[{label!r}][0]", text, "draw_char_logprobs", 48)
+        assert args.label(f"rows[{label!r}][0]", text, max_len=48), "a text of one character or more"
         if not isinstance(logp, torch.Tensor) or logp.shape != (len(text) - 1,):
             got = tuple(logp.shape) if isinstance(logp, torch.Tensor) else type(logp).__name__
             raise ValueError(
                 f"draw_char_logprobs: rows[{label!r}][1] must be a tensor of shape ({len(text) - 1},) "
                 f"(one log-prob per character after the first); got {got}."
             )
-        checked.append((_check_text("label", str(label), "draw_char_logprobs", 24), text,
+        checked.append((args.label("a key of rows", label, max_len=24), text,
                         logp.detach().float().cpu().numpy()))
     longest = max(len(t) for _, t, _ in checked)
     cw, ch, left, gap = 0.24, 0.3, 0.35, 0.06  # inches: cell width and height, line numbers, gap
@@ -203,12 +185,11 @@ def draw_token_mask(
     rows of 40 columns.
     """
     args.tensor("state", state, ndim=2, kind="int")
-    tokens = _check_strs("tokens", tokens, "draw_token_mask", "one string per row of state")
-    legend = _check_strs("legend", legend, "draw_token_mask", "one name per state")
-    for i, name in enumerate(legend):
-        _check_text(f"legend[{i}]", name, "draw_token_mask", 40)
-    _check_text("row_label", row_label, "draw_token_mask", 8)
-    _check_title(title, "draw_token_mask")
+    assert not isinstance(tokens, str) and not isinstance(legend, str), "tokens, legend: lists of str"
+    tokens = [args.label(f"tokens[{i}]", t, max_len=40) for i, t in enumerate(tokens)]
+    legend = [args.label(f"legend[{i}]", name, max_len=40) for i, name in enumerate(legend)]
+    args.label("row_label", row_label, max_len=8)
+    args.label("title", title, optional=True)
     B, L = state.shape
     if B == 0 or L == 0:
         raise ValueError(f"draw_token_mask: state has shape {tuple(state.shape)}; it needs at least one row "
