@@ -74,14 +74,6 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
             each kept patch's position in the result).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: a mapping, key, tensor, ``grid`` or ``channels`` has the wrong type.
-        ValueError: ``panels`` is empty, a tensor's shape does not fit ``grid``/``channels``, a
-            patch number is out of range, or ``keep``/``labels`` names an unknown panel.
     """
     assert channels in (1, 3), "channels: 1 or 3"
     rows, cols = (args.positive_int(f"grid[{i}]", g) for i, g in enumerate(grid))
@@ -141,14 +133,6 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         per_row: tiles per line (a long sequence wraps).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: a mapping, key, tensor, ``per_row`` or ``channels`` has the wrong type.
-        ValueError: ``rows`` is empty, an entry is not ``(K, D)`` with ``D = P * P * channels``,
-            the entries differ in D, ``ids`` has the wrong length, or names an unknown entry.
     """
     assert channels in (1, 3), "channels: 1 or 3"
     per_row = args.positive_int("per_row", per_row)
@@ -208,15 +192,6 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
         patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
         width: width of each image in inches, at most what two to a row leave.
         title: optional ASCII text above the picture.
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: ``images`` is not a mapping, a key is not a str, a value not a tensor, or
-            ``patch`` not an int.
-        ValueError: ``images`` is empty, an image has the wrong shape or dtype, or ``patch`` is
-            not positive or does not divide every image's height and width.
     """
     args.mapping("images", images)
     arrays = {}

@@ -66,7 +66,6 @@ def _targets(dim: int, index: torch.Tensor, out_shape: tuple[int, ...]) -> np.nd
     return np.ravel_multi_index(pos, out_shape) if idx.size else np.zeros(idx.shape, dtype=np.int64)
 
 
-
 @style.styled
 def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.Tensor, *,
                  reduce: str | None = None, include_self: bool = True,
@@ -84,14 +83,6 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
     rows and 10 columns; ``index.size(d) <= src.size(d)`` for every ``d`` and
     ``index.size(d) <= self.size(d)`` for ``d != dim``; ``src`` has ``self``'s dtype. Only the
     part of ``src`` that ``index`` covers is drawn (scatter reads no more).
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: a tensor argument is not a tensor, ``dim`` is not an int, or ``title`` not a str.
-        ValueError: the arguments break a rule of scatter (the message says which), ``reduce`` is
-            unknown, or a tensor is too big for a picture.
     """
     s, d, idx, src_ = _check_scatter(self, dim, index, src, reduce)
     assert isinstance(include_self, bool), "include_self: a bool"

@@ -19,11 +19,6 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.style import EDGE as _EDGE
-from gatherbook.figures.style import FONT as _FONT
-from gatherbook.figures.style import INK as _INK
-from gatherbook.figures.style import MARK as _RED
-from gatherbook.figures.style import MUTED as _MUTED
 from gatherbook.figures.style import SEQUENTIAL, styled
 
 
@@ -43,7 +38,7 @@ def _figure(width: float, height: float) -> Figure:
     return plt.figure(figsize=(min(width, style.MAX_WIDTH), height), facecolor=style.PAPER)
 
 
-def _box(ax, x: float, y: float, text: str, face, *, edge=_EDGE, color=_INK, size=style.FS_CHAR, lw=0.8, ls="-"):
+def _box(ax, x: float, y: float, text: str, face, *, edge=style.EDGE, color=style.INK, size=style.FS_CHAR, lw=0.8, ls="-"):
     ax.add_patch(Rectangle((x, y), 1, 1, facecolor=face, edgecolor=edge, linewidth=lw, linestyle=ls))
     if text:
         ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=size, color=color)
@@ -69,22 +64,22 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     ax.axis("off")
     rows = {"ids[t]": 3.2, "logits[t]": 1.6, "ids[t+1]": 0.0}
     for label, y in rows.items():
-        ax.text(x0 - 0.25, y + 0.5, label, ha="right", va="center", fontsize=style.FS_VALUE, color=_INK)
+        ax.text(x0 - 0.25, y + 0.5, label, ha="right", va="center", fontsize=style.FS_VALUE, color=style.INK)
     for t, c in enumerate(text):
         x = x0 + t
-        ax.text(x + 0.5, 4.35, str(t), ha="center", va="center", fontsize=style.FS_NUMBER, color=_MUTED)
+        ax.text(x + 0.5, 4.35, str(t), ha="center", va="center", fontsize=style.FS_NUMBER, color=style.MUTED)
         _box(ax, x, rows["ids[t]"], _show(c), _GREY if t == 0 else style.PAPER)
         last = t == n - 1
         _box(ax, x, rows["logits[t]"], "x" if last else "", style.FAINT_FACE if last else _BLUE,
-             edge=style.FAINT_EDGE if last else _EDGE, color=_RED)
+             edge=style.FAINT_EDGE if last else style.EDGE, color=style.MARK)
         if last:
             _box(ax, x, rows["ids[t+1]"], "", style.PAPER, edge=style.FAINT_EDGE, ls=(0, (2, 2)))
         else:
             _box(ax, x, rows["ids[t+1]"], _show(text[t + 1]), _ORANGE)
             ax.add_patch(FancyArrowPatch((x + 0.5, rows["logits[t]"]), (x + 0.5, rows["ids[t+1]"] + 1),
-                                         arrowstyle="-|>", mutation_scale=8, color=_MUTED, lw=0.8))
+                                         arrowstyle="-|>", mutation_scale=8, color=style.MUTED, lw=0.8))
         ax.add_patch(FancyArrowPatch((x + 0.5, rows["ids[t]"]), (x + 0.5, rows["logits[t]"] + 1),
-                                     arrowstyle="-|>", mutation_scale=8, color=_MUTED, lw=0.8))
+                                     arrowstyle="-|>", mutation_scale=8, color=style.MUTED, lw=0.8))
     if title:
         fig.suptitle(title, x=0.02, ha="left", fontsize=style.FS_FIGTITLE)
     return fig
@@ -144,16 +139,16 @@ def draw_char_logprobs(
     norm = plt.Normalize(vmin=vmin, vmax=0.0)
     y = fig_h - head
     for label, text, logp in checked:
-        ax.text(left, y - 0.12, label, ha="left", va="center", fontsize=style.FS_LABEL, color=_INK)
+        ax.text(left, y - 0.12, label, ha="left", va="center", fontsize=style.FS_LABEL, color=style.INK)
         top = y = y - 0.24
         for start in range(0, len(text), cols):
             y -= ch + gap
             ax.text(left - 0.08, y + ch / 2, str(start), ha="right", va="center",
-                    fontsize=style.FS_NUMBER, color=_MUTED)
+                    fontsize=style.FS_NUMBER, color=style.MUTED)
             for t in range(start, min(start + cols, len(text))):
                 face = _GREY if t == 0 else cmap(norm(max(float(logp[t - 1]), vmin)))
                 x = left + (t - start) * cw
-                ax.add_patch(Rectangle((x, y), cw, ch, facecolor=face, edgecolor=_EDGE, linewidth=0.5))
+                ax.add_patch(Rectangle((x, y), cw, ch, facecolor=face, edgecolor=style.EDGE, linewidth=0.5))
                 if text[t] != " ":
                     ax.text(x + cw / 2, y + ch / 2, text[t], ha="center", va="center",
                             fontsize=style.FS_CHAR, color=style.ink_on(face))
@@ -162,7 +157,7 @@ def draw_char_logprobs(
     cax = fig.add_axes((left / fig_w, 0.3 / fig_h, bar_w / fig_w, 0.14 / fig_h))
     bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
     bar.ax.tick_params(labelsize=style.FS_NUMBER)
-    ax.text(left + bar_w + 0.1, 0.37, "logp", ha="left", va="center", fontsize=style.FS_LABEL, color=_INK)
+    ax.text(left + bar_w + 0.1, 0.37, "logp", ha="left", va="center", fontsize=style.FS_LABEL, color=style.INK)
     if title:
         fig.suptitle(title, x=0.02, y=1 - 0.05 / fig_h, ha="left", va="top", fontsize=style.FS_FIGTITLE)
     return fig
@@ -212,20 +207,20 @@ def draw_token_mask(
     st = state.cpu()
     for b in range(B):
         y = B - 1 - b
-        ax.text(-0.3, y + 0.5, f"{row_label}={b}", ha="right", va="center", fontsize=style.FS_NUMBER, color=_MUTED)
+        ax.text(-0.3, y + 0.5, f"{row_label}={b}", ha="right", va="center", fontsize=style.FS_NUMBER, color=style.MUTED)
         for t in range(L):
             s = int(st[b, t])
             c = tokens[b][t]
             _box(ax, t, y, "" if s == 0 or c == " " else c, faces[s], lw=0.5,
                  size=min(style.FS_LABEL, cw * 72 / style.EM * 0.9))
     for t in range(L):
-        ax.text(t + 0.5, B + 0.3, str(t), ha="center", va="center", fontsize=style.FS_TAG, color=_MUTED)
+        ax.text(t + 0.5, B + 0.3, str(t), ha="center", va="center", fontsize=style.FS_TAG, color=style.MUTED)
     ax.set_xlim(0, L)
     ax.set_ylim(0, B + 0.6)
     ax.axis("off")
-    handles = [Rectangle((0, 0), 1, 1, facecolor=f, edgecolor=_EDGE, linewidth=0.5) for f in faces]
+    handles = [Rectangle((0, 0), 1, 1, facecolor=f, edgecolor=style.EDGE, linewidth=0.5) for f in faces]
     fig.legend(handles, list(legend), loc="lower left", ncol=len(legend), frameon=False,
-               prop={"family": _FONT, "size": style.FS_LABEL}, bbox_to_anchor=(0.6 / fig.get_figwidth(), 0.0))
+               prop={"family": style.FONT, "size": style.FS_LABEL}, bbox_to_anchor=(0.6 / fig.get_figwidth(), 0.0))
     if title:
         fig.suptitle(title, x=0.02, y=1 - 0.08 / height, ha="left", va="top", fontsize=style.FS_FIGTITLE)
     return fig
