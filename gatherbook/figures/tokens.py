@@ -213,7 +213,8 @@ def draw_token_mask(
             c = tokens[b][t]
             _box(ax, t, y, "" if s == 0 or c == " " else c, faces[s], lw=0.5,
                  size=min(style.FS_LABEL, cw * 72 / style.EM * 0.9))
-    for t in range(L):
+    step = 1 if style.text_width(str(L - 1), style.FS_TAG) + 0.03 < cw else 5  # numbers that do not touch
+    for t in range(0, L, step):
         ax.text(t + 0.5, B + 0.3, str(t), ha="center", va="center", fontsize=style.FS_TAG, color=style.MUTED)
     ax.set_xlim(0, L)
     ax.set_ylim(0, B + 0.6)
