@@ -76,7 +76,7 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
         title: optional text above the figure (code and numbers only).
     """
     assert channels in (1, 3), "channels: 1 or 3"
-    rows, cols = (args.positive_int(f"grid[{i}]", g) for i, g in enumerate(grid))
+    rows, cols = (args.integer(f"grid[{i}]", g, least=1) for i, g in enumerate(grid))
     args.mapping("panels", panels)
     keep, labels = args.mapping("keep", keep, optional=True), args.mapping("labels", labels, optional=True)
     assert set(keep) | set(labels) <= set(panels), "keep and labels name panels of panels"
@@ -135,7 +135,7 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         title: optional text above the figure (code and numbers only).
     """
     assert channels in (1, 3), "channels: 1 or 3"
-    per_row = args.positive_int("per_row", per_row)
+    per_row = args.integer("per_row", per_row, least=1)
     args.mapping("rows", rows)
     ids = args.mapping("ids", ids, optional=True)
     assert set(ids) <= set(rows), "ids names entries of rows"
@@ -200,7 +200,7 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
         assert t.ndim == 2 or t.shape[-1] == 3, f"images[{name!r}]: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
         arrays[args.label("a key of images", name)] = np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
     if patch is not None:
-        patch = args.positive_int("patch", patch)
+        patch = args.integer("patch", patch, least=1)
         for name, a in arrays.items():
             assert not (a.shape[0] % patch or a.shape[1] % patch), f"patch={patch} must divide {name}'s H, W"
     assert 1.0 <= width <= style.MAX_WIDTH - 2 * _MARGIN, f"width: 1 to {style.MAX_WIDTH - 2 * _MARGIN} inches"

@@ -108,7 +108,7 @@ def test_the_argument_vocabulary_speaks_one_way():
     with pytest.raises(TypeError, match="^dim must be an int, got bool True.$"):
         args.integer("dim", True)
     with pytest.raises(ValueError, match="^patch must be an int >= 1, got 0.$"):
-        args.positive_int("patch", 0)
+        args.integer("patch", 0, least=1)
     with pytest.raises(TypeError, match=r"^x\[1\] must be a number, got str 'a'.$"):
         args.reals("x", [1, "a"])
     with pytest.raises(ValueError, match="caption"):
