@@ -123,7 +123,7 @@ def draw_char_logprobs(
         checked.append((args.label("a key of rows", label, max_len=24), text,
                         logp.detach().float().cpu().numpy()))
     longest = max(len(t) for _, t, _ in checked)
-    cw, ch, left, gap = 0.24, 0.3, 0.35, 0.06  # inches: cell width and height, line numbers, gap
+    cw, ch, left, gap = 0.22, 0.3, 0.35, 0.06  # inches: cell width and height, line numbers, gap
     per_line = int((style.MAX_WIDTH - left - 0.1) // cw)
     lines = -(-longest // per_line)
     cols = -(-longest // lines)  # balanced lines, the same break in every row
