@@ -1,12 +1,12 @@
 """The package's one argument vocabulary: what a reader may pass, checked one way everywhere.
 
-Six contracts, one message style (``<name> must be <what>, got <type> <value>.``), used by the
+Five contracts, one message style (``<name> must be <what>, got <type> <value>.``), used by the
 figures (:mod:`gatherbook.figures`) and the kernels (:mod:`gatherbook.logprobs`,
 :mod:`gatherbook.vision`, ...):
 
 - :func:`tensor` -- a dense ``torch.Tensor``, optionally of a given number of dims and kind.
 - :func:`integer` -- an ``int`` (never a ``bool``), optionally with a least value
-  (``positive_int`` is ``integer(..., least=1)``).
+  (a positive int is ``integer(name, value, least=1)``).
 - :func:`reals` -- a 1-d sequence of real numbers (list, tuple, 1-d tensor or array).
 - :func:`label` -- a text a figure shows: one line that the figure font draws (code and
   numbers, no CJK: captions carry the page's language).
@@ -24,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-__all__ = ["tensor", "integer", "positive_int", "reals", "label", "mapping"]
+__all__ = ["tensor", "integer", "reals", "label", "mapping"]
 
 _KINDS = {
     "float": (lambda t: t.is_floating_point(), "a floating-point dtype"),
@@ -69,11 +69,6 @@ def integer(name: str, value: object, *, least: int | None = None) -> int:
     if least is not None and value < least:
         raise ValueError(f"{name} must be an int >= {least}, got {value}.")
     return int(value)
-
-
-def positive_int(name: str, value: object) -> int:
-    """``value`` as an ``int >= 1``."""
-    return integer(name, value, least=1)
 
 
 def reals(name: str, values: object) -> list[float]:

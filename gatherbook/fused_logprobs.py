@@ -41,8 +41,8 @@ def _check(hidden: object, weight: object, ids: object, token_chunk: object, voc
         raise ValueError(f"ids must have shape hidden.shape[:-1] = {tuple(hidden.shape[:-1])}; "
                          f"got ids of shape {tuple(ids.shape)}.")
     assert hidden.device == weight.device == ids.device, "hidden, weight and ids on one device"
-    args.positive_int("token_chunk", token_chunk)
-    args.positive_int("vocab_chunk", vocab_chunk)
+    args.integer("token_chunk", token_chunk, least=1)
+    args.integer("vocab_chunk", vocab_chunk, least=1)
     vocab = weight.shape[0]
     if ids.numel() and bool(((ids < 0) | (ids >= vocab)).any()):
         bad = ids[(ids < 0) | (ids >= vocab)][0].item()

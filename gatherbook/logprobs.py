@@ -42,12 +42,10 @@ def _check(logits: object, ids: object, chunk_size: object, ignore_index: object
         )
     assert ids.device == logits.device, f"ids on {ids.device}, logits on {logits.device}"
     if chunk_size is not None:
-        args.positive_int("chunk_size", chunk_size)
+        args.integer("chunk_size", chunk_size, least=1)
     if ignore_index is not None:
         args.integer("ignore_index", ignore_index)
-
-
-def _check_range(ids: torch.Tensor, vocab: int, ignore_index: int | None) -> None:
+    vocab = logits.shape[-1]
     bad = (ids < 0) | (ids >= vocab)
     if ignore_index is not None:
         bad &= ids != ignore_index
@@ -133,8 +131,6 @@ def token_logprobs(
             names its position and value); ``chunk_size <= 0``.
     """
     _check(logits, ids, chunk_size, ignore_index)
-    vocab = logits.shape[-1]
-    _check_range(ids, vocab, ignore_index)
     keep = None
     if ignore_index is not None:
         keep = ids != ignore_index

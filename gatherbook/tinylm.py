@@ -75,7 +75,7 @@ class TinyLM(nn.Module):
 
     def __init__(self, vocab_size: int, context: int = 8, dim: int = 16, hidden: int = 128):
         for name, value in (("vocab_size", vocab_size), ("context", context), ("dim", dim), ("hidden", hidden)):
-            args.positive_int(name, value)
+            args.integer(name, value, least=1)
         super().__init__()
         self.vocab_size = vocab_size
         self.context = context

@@ -59,7 +59,7 @@ def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
         ValueError: ``images`` is not 4-d, or ``patch`` does not divide H and W.
     """
     args.tensor("images", images, ndim=4, kind="float")
-    args.positive_int("patch", patch)
+    args.integer("patch", patch, least=1)
     B, C, H, W = images.shape
     if H % patch or W % patch:
         raise ValueError(f"patchify: patch={patch} must divide the height and width, got images of "
@@ -88,7 +88,7 @@ def unpatchify(patches: torch.Tensor, grid: tuple[int, int], channels: int = 3) 
     args.tensor("patches", patches, ndim=3, kind="float")
     assert isinstance(grid, tuple) and len(grid) == 2, f"grid must be (rows, cols), got {grid!r}"
     rows, cols = (args.integer(f"grid[{i}]", g) for i, g in enumerate(grid))
-    args.positive_int("channels", channels)
+    args.integer("channels", channels, least=1)
     B, N, D = patches.shape
     if rows < 1 or cols < 1 or rows * cols != N:
         raise ValueError(f"unpatchify: grid={grid} holds {rows * cols} patches, but patches has "

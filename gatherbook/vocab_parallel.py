@@ -151,7 +151,7 @@ def run_vocab_parallel(
     if ids.shape != logits.shape[:-1]:
         raise ValueError(f"ids must have shape logits.shape[:-1] = {tuple(logits.shape[:-1])}; "
                          f"got {tuple(ids.shape)}.")
-    args.positive_int("world_size", world_size)
+    args.integer("world_size", world_size, least=1)
     vocab = logits.shape[-1]
     if vocab % world_size:
         raise ValueError(f"the vocabulary V = {vocab} must be divisible by world_size = {world_size}.")

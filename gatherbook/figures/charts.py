@@ -27,15 +27,6 @@ _ROW = 0.52  # inches per bar: its label above, the bar below
 _MARKERS = ("o", "s", "^", "D")
 
 
-def _values(name: str, values: Mapping) -> dict[str, float]:
-    args.mapping(name, values)
-    out = {}
-    for key, v in values.items():
-        args.label(f"a key of {name}", key)
-        out[key] = args.reals(f"{name}[{key!r}]", [v])[0]
-    return out
-
-
 @style.styled
 def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
          log: bool = False, reference: float | None = None, reference_label: str | None = None,
@@ -47,6 +38,8 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
     labelled ``reference_label``; bars above the reference take colour ``high`` when given.
     """
     fmt = text.format if isinstance(text, str) else text
+    values = {args.label("a key of values", k): args.reals(f"values[{k!r}]", [v])[0]
+              for k, v in args.mapping("values", values).items()}
     labels, v = list(values), np.array(list(values.values()), dtype=float)
     assert not log or (v > 0).all() and (reference is None or reference > 0), "a log axis needs values > 0"
     fig = plt.figure(figsize=(style.MAX_WIDTH, _ROW * len(v) + 0.75 + (0.3 if title else 0.0)))
@@ -124,7 +117,7 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
                title: str | None = None) -> Figure:
     """Bars of measured peak memory in MB (``peaks`` maps a label to bytes, each >= 0);
     ``reference`` (bytes) draws a dashed line, e.g. at the size of the logits tensor."""
-    mb = {k: v / 1e6 for k, v in _values("peaks", peaks).items()}
+    mb = {k: float(v) / 1e6 for k, v in args.mapping("peaks", peaks).items()}
     assert min(mb.values()) >= 0, "peaks: bytes >= 0"
     ref = None if reference is None else args.reals("reference", [reference])[0] / 1e6
     return bars(mb, text="{:.0f} MB", xlabel=args.label("xlabel", xlabel), reference=ref,
@@ -141,9 +134,8 @@ def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 
     """Bars of positive ratios (label -> number) on a log axis with a dashed line at
     ``reference``: blue at or below it, orange above (a pair red-green colour-blind readers tell
     apart); each bar is labelled with its value (``0.31x``, ``1585x``)."""
-    values = _values("ratios", ratios)
-    assert all(math.isfinite(v) and v > 0 for v in values.values()), "ratios: positive and finite"
-    return bars(values, text=_ratio, xlabel=args.label("xlabel", xlabel), log=True,
+    assert all(math.isfinite(v) and v > 0 for v in args.mapping("ratios", ratios).values()), "ratios: > 0"
+    return bars(ratios, text=_ratio, xlabel=args.label("xlabel", xlabel), log=True,
                 reference=reference, high=style.CATEGORICAL[1])
 
 

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import QUIET, _check_small, _shape, panel, render, shape_title
+from gatherbook.figures.grid import QUIET, _shape, panel, render, shape_title
 
 __all__ = ["draw_gather"]
 
@@ -82,8 +82,6 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
     return input, dim, index
 
 
-
-
 def _link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """Colour ids that link ``index`` cells to the ``input`` cells they read.
 
@@ -101,8 +99,6 @@ def _link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tu
     chosen = np.unique(flat)
     input_ids[chosen] = np.arange(len(chosen))
     return input_ids.reshape(input_shape), input_ids[flat].reshape(_shape(index))
-
-
 
 
 @style.styled
@@ -129,18 +125,8 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
         dim: the dimension along which ``index`` picks (negative counts from the end).
         index: int64 (or int32) tensor of positions along ``dim``, each in ``0 .. input.size(dim)-1``.
         title: optional text above the picture (code and numbers only: no CJK).
-
-    Returns:
-        The matplotlib Figure (made with pyplot, so Jupyter shows it once; end the cell with ``;``).
-
-    Raises:
-        TypeError: ``input`` or ``index`` is not a tensor, or ``dim`` is not an int.
-        ValueError: the arguments break a rule of ``torch.gather`` (the message says which and how
-            to fix it), or a tensor is too big for a picture.
     """
     input, d, index = _check_gather(input, dim, index)
-    for name, t in (("input", input), ("index", index)):
-        _check_small(name, t, "draw_gather")
     args.label("title", title, optional=True)
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)

@@ -37,10 +37,6 @@ MAX_ROWS = 8  #: most rows (dim -2) a picture shows
 MAX_COLS = 10  #: most columns (the last dim) a picture shows
 _MAX_NDIM = 3
 
-_FONT = style.FONT
-_FS_VALUE, _FS_NUMBER, _FS_LABEL, _FS_TITLE, _FS_FIGTITLE = (
-    style.FS_VALUE, style.FS_NUMBER, style.FS_LABEL, style.FS_TITLE, style.FS_FIGTITLE)
-_INK, _MUTED, _EDGE = style.INK, style.MUTED, style.EDGE
 PLAIN, QUIET = -2, -1  #: colour ids that are not palette entries: a plain cell, a quiet one
 
 # --- geometry, in inches -----------------------------------------------------------------------
@@ -62,35 +58,8 @@ _ARROW_OFF = 0.14  # from the grid edge to the dim arrow
 _ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a grid
 
 
-_text_width = style.text_width
-
-
 def _shape(t: torch.Tensor) -> tuple[int, ...]:
     return tuple(int(s) for s in t.shape)
-
-
-def _check_small(name: str, t: torch.Tensor, fn: str) -> None:
-    """Raise ValueError if ``t`` is too big for a readable picture."""
-    shape = _shape(t)
-    limit_text = (
-        f"{fn} is for small tensors: at most {MAX_COLS} columns (last dim), {MAX_ROWS} rows (dim -2) "
-        f"and {MAX_SLICES} slices (dim -3 of a 3-d tensor), i.e. shape ({MAX_SLICES}, {MAX_ROWS}, {MAX_COLS}) "
-        "at most"
-    )
-    if t.ndim > _MAX_NDIM:
-        raise ValueError(
-            f"{name} has {t.ndim} dimensions, shape {shape}, but {fn} draws tensors with 0 to {_MAX_NDIM} "
-            f"dimensions (shape ({MAX_SLICES}, {MAX_ROWS}, {MAX_COLS}) at most). Draw a slice of it "
-            f"(e.g. {name}[0]) or print {name}.shape."
-        )
-    limits = (MAX_SLICES, MAX_ROWS, MAX_COLS)[_MAX_NDIM - t.ndim :]
-    for d, (size, limit) in enumerate(zip(shape, limits)):
-        if size > limit:
-            cut = f"{name}[{':, ' * d}:{limit}]"
-            raise ValueError(
-                f"{name} has shape {shape}: {name}.size({d}) is {size}, too big for a picture; {limit_text}. "
-                f"Draw a slice such as {cut}, or print {name}.shape."
-            )
 
 
 # --- what a picture shows ----------------------------------------------------------------------
@@ -131,6 +100,7 @@ class Grid:
     tagged: bool = False  # linked cells also carry their link number (more links than colours)
     faces: np.ndarray | None = None  # (rows, cols) colours that replace the ids' faces
     mark_color: str = style.MARK
+    cell_h: float = _CELL_H  # a tall stack of panels (Q picks) draws lower cells
 
     @property
     def width(self) -> float:
@@ -138,13 +108,13 @@ class Grid:
 
     @property
     def height(self) -> float:
-        return self.texts.shape[0] * _CELL_H
+        return self.texts.shape[0] * self.cell_h
 
     @property
     def numbers_w(self) -> float:  # room for the row numbers left of the grid
         if not self.row_numbers:
             return 0.0
-        return _text_width(str(self.texts.shape[0] - 1), _FS_NUMBER) + _NUMBER_PAD + 0.04
+        return style.text_width(str(self.texts.shape[0] - 1), style.FS_NUMBER) + _NUMBER_PAD + 0.04
 
     @property
     def head(self) -> float:  # room above the grid (column numbers, slice label)
@@ -166,7 +136,7 @@ class Panel:
 
     @property
     def title_w(self) -> float:
-        return max(_text_width(line, _FS_TITLE) for line in self.title.split("\n"))
+        return max(style.text_width(line, style.FS_TITLE) for line in self.title.split("\n"))
 
     @property
     def foot(self) -> float:
@@ -184,7 +154,7 @@ def _as_slices(a: np.ndarray) -> np.ndarray:
 def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
           mark: torch.Tensor | np.ndarray | None = None, tagged: bool = False,
           faces: np.ndarray | None = None, mark_color: str = style.MARK,
-          numbers: bool | None = None) -> Panel:
+          numbers: bool | None = None, cell_h: float = _CELL_H) -> Panel:
     """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids.
 
     ``ids``: colour ids (:data:`PLAIN`, :data:`QUIET` or a palette index) of ``t``'s shape;
@@ -194,8 +164,11 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     row numbers (default: for 2-d and 3-d tensors).
     """
     shape = _shape(t)
+    if t.ndim > _MAX_NDIM or any(s > m for s, m in zip(shape[::-1], (MAX_COLS, MAX_ROWS, MAX_SLICES))):
+        raise ValueError(f"{name} has shape {shape}, too big for a picture: at most ({MAX_SLICES}, "
+                         f"{MAX_ROWS}, {MAX_COLS}). Draw a slice such as {name}[:2], or print {name}.shape.")
     texts = _cell_texts(t) if t.numel() else np.array([["empty"]], dtype=object)
-    cell_w = max(_CELL_W_MIN, max(_text_width(s, _FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
+    cell_w = max(_CELL_W_MIN, max(style.text_width(s, style.FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
     if t.numel() == 0:
         empty = Grid(texts, np.array([[PLAIN]]), None, np.array([[f"{name}[]"]]), label=None,
                       row_numbers=False, col_numbers=False, cell_w=cell_w, empty=True)
@@ -215,7 +188,7 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
             label=f"{name}[{k}]" if t.ndim == 3 else None,
             row_numbers=t.ndim >= 2 if numbers is None else numbers, col_numbers=t.ndim >= 1,
             cell_w=cell_w, tagged=tagged, faces=None if all_faces is None else all_faces[k],
-            mark_color=mark_color,
+            mark_color=mark_color, cell_h=cell_h,
         ))
     return Panel(title, grids)
 
@@ -227,10 +200,10 @@ def shape_title(label: str, t: torch.Tensor) -> str:
 # --- drawing -----------------------------------------------------------------------------------
 def _face_and_text(colour_id: int) -> tuple[object, str]:
     if colour_id == PLAIN:
-        return style.PAPER, _INK
+        return style.PAPER, style.INK
     if colour_id == QUIET:
         return style.QUIET_FACE, style.QUIET_INK
-    return style.PALETTE[colour_id % len(style.PALETTE)], _INK
+    return style.PALETTE[colour_id % len(style.PALETTE)], style.INK
 
 
 def _draw_grid(ax, g: Grid) -> None:
@@ -243,10 +216,10 @@ def _draw_grid(ax, g: Grid) -> None:
     ax.set_xlim(0, cols)
     ax.set_ylim(rows, 0)
     ax.set_axis_off()
-    number_style = dict(fontsize=_FS_NUMBER, family=_FONT, color=_MUTED, clip_on=False)
+    number_style = dict(fontsize=style.FS_NUMBER, family=style.FONT, color=style.MUTED, clip_on=False)
     if g.col_numbers:
         for j in range(cols):
-            ax.text(j + 0.5, -_NUMBER_PAD / _CELL_H, str(j), ha="center", va="bottom", gid="col", **number_style)
+            ax.text(j + 0.5, -_NUMBER_PAD / g.cell_h, str(j), ha="center", va="bottom", gid="col", **number_style)
     if g.row_numbers:
         for i in range(rows):
             ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, str(i), ha="right", va="center_baseline", gid="row",
@@ -257,17 +230,17 @@ def _draw_grid(ax, g: Grid) -> None:
             if g.faces is not None:
                 face = g.faces[i, j]
                 ink = style.ink_on(face)
-            cell = Rectangle((j, i), 1, 1, facecolor=face, edgecolor=_EDGE, linewidth=0.8,
+            cell = Rectangle((j, i), 1, 1, facecolor=face, edgecolor=style.EDGE, linewidth=0.8,
                              linestyle="--" if g.empty else "-", clip_on=False, zorder=1)
             cell.set_gid(str(g.gids[i, j]))
             ax.add_artist(cell)  # not add_patch: the limits are set, and updating them is slow
             ax.text(j + 0.5, i + 0.5, str(g.texts[i, j]), ha="center", va="center_baseline", zorder=3,
-                    fontsize=_FS_VALUE, family=_FONT, color=_MUTED if g.empty else ink,
+                    fontsize=style.FS_VALUE, family=style.FONT, color=style.MUTED if g.empty else ink,
                     style="italic" if g.empty else "normal")
             if g.tagged and g.ids[i, j] >= 0:  # the link number: a second cue beside the colour
-                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / _CELL_H, str(int(g.ids[i, j])),
-                        ha="left", va="top", zorder=3, fontsize=style.FS_TAG, family=_FONT,
-                        color=_MUTED, gid="tag")
+                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / g.cell_h, str(int(g.ids[i, j])),
+                        ha="left", va="top", zorder=3, fontsize=style.FS_TAG, family=style.FONT,
+                        color=style.MUTED, gid="tag")
             if g.mark is not None and g.mark[i, j]:
                 outline = Rectangle((j + 0.06, i + 0.06), 0.88, 0.88, fill=False, edgecolor=g.mark_color,
                                     linewidth=2.6, clip_on=False, zorder=2)
@@ -294,12 +267,12 @@ class _Canvas:
         x0, y1 = self._xy(left, top + height)
         return self.fig.add_axes((x0, y1, width / self.w, height / self.h))
 
-    def text(self, x: float, y: float, text: str, *, size: float, color: str = _INK, **kw) -> None:
-        self.fig.text(*self._xy(x, y), text, fontsize=size, color=color, family=_FONT, **kw)
+    def text(self, x: float, y: float, text: str, *, size: float, color: str = style.INK, **kw) -> None:
+        self.fig.text(*self._xy(x, y), text, fontsize=size, color=color, family=style.FONT, **kw)
 
     def arrow(self, start: tuple[float, float], end: tuple[float, float]) -> None:
         self.fig.add_artist(FancyArrowPatch(self._xy(*start), self._xy(*end), transform=self.fig.transFigure,
-                                            arrowstyle="-|>", mutation_scale=11, linewidth=1.2, color=_MUTED,
+                                            arrowstyle="-|>", mutation_scale=11, linewidth=1.2, color=style.MUTED,
                                             shrinkA=0, shrinkB=0))
 
     def dim_arrow_h(self, left: float, right: float, bottom: float, label: str) -> None:
@@ -307,12 +280,12 @@ class _Canvas:
         span = max(right - left - 0.16, 0.36)
         mid, y = (left + right) / 2, bottom + _ARROW_OFF
         self.arrow((mid - span / 2, y), (mid + span / 2, y))
-        self.text(mid, y + 0.05, label, size=_FS_LABEL, color=_MUTED, ha="center", va="top")
+        self.text(mid, y + 0.05, label, size=style.FS_LABEL, color=style.MUTED, ha="center", va="top")
 
     def dim_arrow_v(self, x: float, top: float, bottom: float, label: str) -> None:
         """A top-to-bottom arrow right of a grid, labelled ``dim=...``."""
         self.arrow((x, top + 0.04), (x, bottom - 0.04))
-        self.text(x + 0.07, (top + bottom) / 2, label, size=_FS_LABEL, color=_MUTED, rotation=-90,
+        self.text(x + 0.07, (top + bottom) / 2, label, size=style.FS_LABEL, color=style.MUTED, rotation=-90,
                   ha="left", va="center")
 
 
@@ -358,16 +331,16 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False)
             x += panel_w(p) + _PANEL_GAP
         width = max(width, x - _PANEL_GAP)
         y += head + body + max(p.foot for p in row) + _ROW_GAP
-    fig_w = max(width, _MARGIN + (_text_width(title, _FS_FIGTITLE) if title else 0.0)) + _MARGIN
+    fig_w = max(width, _MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + _MARGIN
     fig_h = y - _ROW_GAP + _MARGIN
     # whole pixels at 100 dpi, so Jupyter's "<Figure size 852x228 ...>" is a tidy, stable text
     canvas = _Canvas(math.ceil(fig_w * 100) / 100, math.ceil(fig_h * 100) / 100)
 
     if title:
-        canvas.text(_MARGIN, _MARGIN, title, size=_FS_FIGTITLE, weight="bold", ha="left", va="top")
+        canvas.text(_MARGIN, _MARGIN, title, size=style.FS_FIGTITLE, weight="bold", ha="left", va="top")
     for p, x, row_top, grid_top in placed:  # titles of a row on one line, grids of a row top-aligned
         title_bottom = row_top + _TITLE_H + _LINE_H * p.title.count("\n") - 0.07
-        canvas.text(x + p.grids[0].numbers_w, title_bottom, p.title, size=_FS_TITLE,
+        canvas.text(x + p.grids[0].numbers_w, title_bottom, p.title, size=style.FS_TITLE,
                     ha="left", va="bottom", linespacing=1.15)
         gx = x
         for g, slot in zip(p.grids, slots(p)):
@@ -375,7 +348,7 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False)
             _draw_grid(canvas.axes(left, grid_top, g.width, g.height), g)
             if g.label:
                 canvas.text(left, grid_top - (_COL_NUMBERS_H if g.col_numbers else 0.0) - 0.02, g.label,
-                            size=_FS_LABEL, color=_MUTED, ha="left", va="bottom")
+                            size=style.FS_LABEL, color=style.MUTED, ha="left", va="bottom")
             if p.arrow == "h":
                 canvas.dim_arrow_h(left, left + g.width, bottom, p.arrow_label)
             elif p.arrow == "v":
@@ -408,20 +381,11 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
         mark: optional name -> bool tensor of the same shape as ``tensors[name]``.
         float_format: optional function that writes a float cell (default: 2 decimals), e.g. the
             exercise checker's, so that its picture and its text show the same numbers.
-
-    Returns:
-        The matplotlib Figure (made with pyplot, so Jupyter shows it once; end the cell with ``;``).
-
-    Raises:
-        TypeError: ``tensors`` or ``mark`` is not a mapping, a key is not a str, or a value is
-            not a tensor.
-        ValueError: ``tensors`` is empty, a tensor is too big for a picture, or a mark names an
-            unknown key or differs from its tensor in shape or is not bool.
     """
     args.mapping("tensors", tensors)
     for name, t in tensors.items():
         args.label("a key of tensors", name)
-        _check_small(name, args.tensor(f"tensors[{name!r}]", t), "draw_tensors")
+        args.tensor(f"tensors[{name!r}]", t)
     mark = args.mapping("mark", mark, optional=True)
     for name, m in mark.items():
         assert name in tensors, f"mark[{name!r}] names no entry of tensors ({', '.join(tensors)})"

@@ -36,27 +36,6 @@ _LINES = PAPER  # the lines between patches
 _LUMA = torch.tensor([0.299, 0.587, 0.114])
 
 
-def _patches(name: str, t: object, channels: int) -> torch.Tensor:
-    """One image's patches ``(N, D)``, ``D = P * P * channels``, as a float32 CPU copy."""
-    t = args.tensor(name, t, ndim=2, kind="float")
-    P = math.isqrt(t.shape[1] // channels)
-    assert P * P * channels == t.shape[1], f"{name}: D={t.shape[1]} is not P * P * {channels}"
-    return t.detach().to("cpu", torch.float32)
-
-
-def _ids(name: str, ids: object, n: int) -> torch.Tensor:
-    """Patch numbers: a 1-d int tensor of values in [0, n)."""
-    ids = args.tensor(name, ids, ndim=1, kind="int").detach().cpu().long()
-    assert not ids.numel() or 0 <= int(ids.min()) <= int(ids.max()) < n, f"{name}: numbers in [0, {n})"
-    return ids
-
-
-def _keys_of(name: str, value: object, panels: Mapping) -> Mapping:
-    value = args.mapping(name, value, optional=True)
-    assert set(value) <= set(panels), f"{name} names a panel that is not there: {set(value) - set(panels)}"
-    return value
-
-
 def _greyed(patches: torch.Tensor, channels: int) -> torch.Tensor:
     """Each patch as a faded grey version of itself (same shape)."""
     N, D = patches.shape
@@ -95,35 +74,32 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
             each kept patch's position in the result).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: a mapping, key, tensor, ``grid`` or ``channels`` has the wrong type.
-        ValueError: ``panels`` is empty, a tensor's shape does not fit ``grid``/``channels``, a
-            patch number is out of range, or ``keep``/``labels`` names an unknown panel.
     """
     assert channels in (1, 3), "channels: 1 or 3"
-    rows, cols = (args.positive_int(f"grid[{i}]", g) for i, g in enumerate(grid))
+    rows, cols = (args.integer(f"grid[{i}]", g, least=1) for i, g in enumerate(grid))
     args.mapping("panels", panels)
-    keep, labels = _keys_of("keep", keep, panels), _keys_of("labels", labels, panels)
+    keep, labels = args.mapping("keep", keep, optional=True), args.mapping("labels", labels, optional=True)
+    assert set(keep) | set(labels) <= set(panels), "keep and labels name panels of panels"
     args.label("title", title, optional=True)
     images, texts = [], []
     for name, t in panels.items():
         args.label("a key of panels", name)
-        p = _patches(f"panels[{name!r}]", t, channels)
+        p = args.tensor(f"panels[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
         assert p.shape[0] == rows * cols, f"panels[{name!r}]: N={p.shape[0]}, grid {grid} holds {rows * cols}"
         if name in keep:
             kept = torch.zeros(p.shape[0], dtype=torch.bool)
-            kept[_ids(f"keep[{name!r}]", keep[name], p.shape[0])] = True
+            kept[args.tensor(f"keep[{name!r}]", keep[name], ndim=1, kind="int").cpu()] = True
             p = torch.where(kept.unsqueeze(-1), p, _greyed(p, channels))
         images.append(_to_rgb(unpatchify(p.unsqueeze(0), (rows, cols), channels)[0]))
         ids = labels.get(name)
-        texts.append(None if ids is None else _ids(f"labels[{name!r}]", ids, p.shape[0]))
+        if ids is not None:
+            ids = args.tensor(f"labels[{name!r}]", ids, ndim=1, kind="int").cpu()
+            assert not ids.numel() or 0 <= int(ids.min()) <= int(ids.max()) < p.shape[0], "labels: patch numbers"
+        texts.append(ids)
     aspect = rows / cols
     head = 0.35 if title else 0.0
-    fig = plt.figure(figsize=(_WIDTH, len(images) * (_WIDTH * aspect + 0.4) + head))
+    width = _WIDTH if len(images) == 1 else _WIDTH - 0.4  # two panels share a desktop screen
+    fig = plt.figure(figsize=(width, len(images) * (width * aspect + 0.4) + head))
     if title:
         fig.suptitle(title, fontsize=FS_FIGTITLE, color=INK)
     H, W = images[0].shape[:2]
@@ -157,29 +133,23 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         per_row: tiles per line (a long sequence wraps).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: a mapping, key, tensor, ``per_row`` or ``channels`` has the wrong type.
-        ValueError: ``rows`` is empty, an entry is not ``(K, D)`` with ``D = P * P * channels``,
-            the entries differ in D, ``ids`` has the wrong length, or names an unknown entry.
     """
     assert channels in (1, 3), "channels: 1 or 3"
-    per_row = args.positive_int("per_row", per_row)
+    per_row = args.integer("per_row", per_row, least=1)
     args.mapping("rows", rows)
-    ids = _keys_of("ids", ids, rows)
+    ids = args.mapping("ids", ids, optional=True)
+    assert set(ids) <= set(rows), "ids names entries of rows"
     args.label("title", title, optional=True)
     seqs, tags, D = [], [], None
     for name, t in rows.items():
         args.label("a key of rows", name)
-        p = _patches(f"rows[{name!r}]", t, channels)
+        p = args.tensor(f"rows[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
+        assert math.isqrt(p.shape[1] // channels) ** 2 * channels == p.shape[1], f"rows[{name!r}]: D = P * P * C"
         assert D is None or p.shape[1] == D, f"rows[{name!r}]: D={p.shape[1]}, the first entry's is {D}"
         D = p.shape[1]
         K = p.shape[0]
         assert K > 0, f"rows[{name!r}] has no patches"
-        tag = torch.arange(K) if name not in ids else _ids(f"ids[{name!r}]", ids[name], 10 ** 9)
+        tag = torch.arange(K) if name not in ids else args.tensor(f"ids[{name!r}]", ids[name], ndim=1, kind="int")
         assert len(tag) == K, f"ids[{name!r}] needs {K} entries"
         seqs.append(p)
         tags.append(tag.tolist())
@@ -211,63 +181,56 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     return fig
 
 
-def _as_image(name: str, t: object) -> np.ndarray:
-    t = args.tensor(name, t, ndim=(2, 3), kind="float")
-    assert t.ndim == 2 or t.shape[-1] == 3, f"{name}: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
-    return np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
-
-
 @styled
 def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
                 width: float = 3.3, title: str | None = None) -> Figure:
-    """Draw images one under the other, each titled with its name and shape.
+    """Draw images side by side (two to a row), each titled with its name and shape.
 
     Args:
         images: name -> float tensor of shape ``(H, W)`` (grey) or ``(H, W, 3)`` (RGB), values in
             ``[0, 1]`` (values outside are clipped). Different sizes are allowed.
         patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
-        width: width of each image in inches (3.3 fits a phone's 358 px text column).
+        width: width of each image in inches, at most what two to a row leave.
         title: optional ASCII text above the picture.
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: ``images`` is not a mapping, a key is not a str, a value not a tensor, or
-            ``patch`` not an int.
-        ValueError: ``images`` is empty, an image has the wrong shape or dtype, or ``patch`` is
-            not positive or does not divide every image's height and width.
     """
     args.mapping("images", images)
-    arrays = {args.label("a key of images", name): _as_image(f"images[{name!r}]", t)
-              for name, t in images.items()}
+    arrays = {}
+    for name, t in images.items():
+        t = args.tensor(f"images[{name!r}]", t, ndim=(2, 3), kind="float")
+        assert t.ndim == 2 or t.shape[-1] == 3, f"images[{name!r}]: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
+        arrays[args.label("a key of images", name)] = np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
     if patch is not None:
-        patch = args.positive_int("patch", patch)
+        patch = args.integer("patch", patch, least=1)
         for name, a in arrays.items():
             assert not (a.shape[0] % patch or a.shape[1] % patch), f"patch={patch} must divide {name}'s H, W"
     assert 1.0 <= width <= style.MAX_WIDTH - 2 * _MARGIN, f"width: 1 to {style.MAX_WIDTH - 2 * _MARGIN} inches"
     args.label("title", title, optional=True)
-    heights = [width * a.shape[0] / a.shape[1] for a in arrays.values()]
-    H = _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in heights) + _GAP * (len(heights) - 1)
+    per_row = min(len(arrays), 2)  # side by side, so the images are compared on one screen
+    width = min(width, (style.MAX_WIDTH - 2 * _MARGIN - _GAP * (per_row - 1)) / per_row)
+    items = list(arrays.items())
+    lines = [items[i:i + per_row] for i in range(0, len(items), per_row)]
+    line_h = [max(width * a.shape[0] / a.shape[1] for _, a in line) for line in lines]
+    H = _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in line_h) + _GAP * (len(lines) - 1)
     H = np.ceil((H + _MARGIN) * 100) / 100
-    W = np.ceil((width + 2 * _MARGIN) * 100) / 100
+    W = np.ceil((per_row * width + _GAP * (per_row - 1) + 2 * _MARGIN) * 100) / 100
     fig = plt.figure(figsize=(W, H), facecolor=PAPER)
     top = _MARGIN
     if title:
         fig.text(_MARGIN / W, 1 - top / H, title, fontsize=FS_FIGTITLE, weight="bold", va="top")
         top += 0.40
-    for (name, a), h in zip(arrays.items(), heights):
-        fig.text(_MARGIN / W, 1 - (top + _TITLE_H - 0.06) / H, f"{name}  {a.shape}", fontsize=FS_TITLE,
-                 color=INK, va="bottom")
-        top += _TITLE_H
-        ax = fig.add_axes((_MARGIN / W, 1 - (top + h) / H, width / W, h / H))
-        ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
-        ax.set_axis_off()
-        ax.set_gid(f"image:{name}")
-        if patch is not None:
-            for y in range(patch, a.shape[0], patch):
-                ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
-            for x in range(patch, a.shape[1], patch):
-                ax.axvline(x - 0.5, color=PAPER, linewidth=0.6)
-        top += h + _GAP
+    for line, lh in zip(lines, line_h):
+        for k, (name, a) in enumerate(line):
+            x, h = _MARGIN + k * (width + _GAP), width * a.shape[0] / a.shape[1]
+            fig.text(x / W, 1 - (top + _TITLE_H - 0.06) / H, f"{name}  {a.shape}", fontsize=FS_TITLE,
+                     color=INK, va="bottom")
+            ax = fig.add_axes((x / W, 1 - (top + _TITLE_H + h) / H, width / W, h / H))
+            ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
+            ax.set_axis_off()
+            ax.set_gid(f"image:{name}")
+            if patch is not None:
+                for y in range(patch, a.shape[0], patch):
+                    ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
+                for xx in range(patch, a.shape[1], patch):
+                    ax.axvline(xx - 0.5, color=PAPER, linewidth=0.6)
+        top += _TITLE_H + lh + _GAP
     return fig

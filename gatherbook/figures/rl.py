@@ -26,8 +26,6 @@ from matplotlib.patches import Rectangle
 from gatherbook import args
 from gatherbook.figures import style
 from gatherbook.figures.grid import panel, render
-from gatherbook.figures.style import INK as _INK
-from gatherbook.figures.style import MUTED as _MUTED
 from gatherbook.figures.style import styled
 
 __all__ = ["draw_q_picks", "draw_grid_policy", "ARROWS"]
@@ -64,6 +62,7 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     norm = plt.Normalize(lo, hi if hi > lo else lo + 1)
     cmap = plt.get_cmap(style.SEQUENTIAL)
     rows = []
+    cell_h = 0.34 if len(checked) < 3 else 0.28  # three panels share one desktop screen
     for label, q, picks in checked:
         faces = np.empty(tuple(q.shape), dtype=object)
         for pos in np.ndindex(*faces.shape):
@@ -71,9 +70,9 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
         picked = torch.zeros(q.shape, dtype=torch.bool)
         picked[torch.arange(len(picks)), picks] = True
         out = q.gather(1, picks.unsqueeze(1))
-        rows.append([panel("q", q, label, faces=faces, mark=picked, mark_color=style.PICK),
+        rows.append([panel("q", q, label, faces=faces, mark=picked, mark_color=style.PICK, cell_h=cell_h),
                      panel("out", out, "out", mark=torch.ones_like(out, dtype=torch.bool),
-                           mark_color=style.PICK, numbers=False)])
+                           mark_color=style.PICK, numbers=False, cell_h=cell_h)])
     return render(rows, title)
 
 
@@ -127,8 +126,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
             ax.text(c + 0.5, r + 0.5, "H", fontsize=style.FS_CHAR, color=style.PAPER, ha="center", va="center")
             continue
         if code == "G":
-            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=style.PAPER, edgecolor=_INK, linewidth=1.5))
-            ax.text(c + 0.5, r + 0.5, "G", fontsize=style.FS_CHAR, color=_INK, ha="center", va="center")
+            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=style.PAPER, edgecolor=style.INK, linewidth=1.5))
+            ax.text(c + 0.5, r + 0.5, "G", fontsize=style.FS_CHAR, color=style.INK, ha="center", va="center")
             continue
         shade = norm(v[s])
         ax.add_patch(Rectangle((c, r), 1, 1, facecolor=cmap(shade), edgecolor=style.PAPER, linewidth=1.5))
@@ -145,8 +144,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
         r, c = divmod(s, n_cols)
         ax.add_patch(Rectangle((c + 0.05, r + 0.05), 0.9, 0.9, fill=False, edgecolor=style.PICK, linewidth=2.4))
     for r in range(n_rows):
-        ax.text(-0.25, r + 0.5, str(r), fontsize=style.FS_NUMBER, color=_MUTED, ha="center", va="center")
+        ax.text(-0.25, r + 0.5, str(r), fontsize=style.FS_NUMBER, color=style.MUTED, ha="center", va="center")
     if title:
-        fig.text(0.03, 1 - 0.22 / fig.get_figheight(), title, fontsize=style.FS_TITLE, color=_INK,
+        fig.text(0.03, 1 - 0.22 / fig.get_figheight(), title, fontsize=style.FS_TITLE, color=style.INK,
                  va="center")
     return fig

@@ -16,10 +16,8 @@ from gatherbook import args
 from gatherbook.figures import style
 from gatherbook.figures.grid import QUIET, panel, render, shape_title
 
-__all__ = ["draw_scatter", "MAX_ROWS", "MAX_COLS", "REDUCTIONS"]
+__all__ = ["draw_scatter", "REDUCTIONS"]
 
-MAX_ROWS = 8  #: most rows a scatter picture shows per tensor
-MAX_COLS = 10  #: most columns a scatter picture shows per tensor
 #: what ``reduce=`` may be: None (plain scatter), "add" (scatter_add) or a scatter_reduce mode
 REDUCTIONS = (None, "add", "sum", "prod", "mean", "amax", "amin")
 
@@ -37,10 +35,6 @@ def _check_scatter(self: object, dim: object, index: object, src: object,
     if src.dtype != self.dtype:
         raise ValueError(f"src has dtype {src.dtype} but self has dtype {self.dtype}; scatter needs the "
                          f"same dtype in both, e.g. src.to(self.dtype).")
-    for name, t in (("self", self), ("index", index), ("src", src)):
-        if t.ndim == 2 and t.shape[0] > MAX_ROWS or t.shape[-1] > MAX_COLS:
-            raise ValueError(f"{name} has shape {tuple(t.shape)}, too big for a picture: at most "
-                             f"{MAX_ROWS} rows and {MAX_COLS} columns.")
     if not (self.ndim == index.ndim == src.ndim):
         raise ValueError(f"self, index and src need the same number of dimensions; got shapes "
                          f"{tuple(self.shape)}, {tuple(index.shape)} and {tuple(src.shape)}.")
@@ -72,12 +66,11 @@ def _targets(dim: int, index: torch.Tensor, out_shape: tuple[int, ...]) -> np.nd
     return np.ravel_multi_index(pos, out_shape) if idx.size else np.zeros(idx.shape, dtype=np.int64)
 
 
-
 @style.styled
 def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.Tensor, *,
                  reduce: str | None = None, include_self: bool = True,
                  title: str | None = None) -> Figure:
-    """Draw ``src``, ``index`` and the scatter result ``out``, stacked top to bottom.
+    """Draw ``src`` and ``index`` side by side (stacked when too wide), and ``out`` below them.
 
     ``out`` is ``self.scatter(dim, index, src)`` (``reduce=None``), ``self.scatter_add(dim,
     index, src)`` (``reduce="add"``) or ``self.scatter_reduce(dim, index, src, reduce,
@@ -90,14 +83,6 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
     rows and 10 columns; ``index.size(d) <= src.size(d)`` for every ``d`` and
     ``index.size(d) <= self.size(d)`` for ``d != dim``; ``src`` has ``self``'s dtype. Only the
     part of ``src`` that ``index`` covers is drawn (scatter reads no more).
-
-    Returns:
-        The matplotlib Figure (end the cell with ``;``).
-
-    Raises:
-        TypeError: a tensor argument is not a tensor, ``dim`` is not an int, or ``title`` not a str.
-        ValueError: the arguments break a rule of scatter (the message says which), ``reduce`` is
-            unknown, or a tensor is too big for a picture.
     """
     s, d, idx, src_ = _check_scatter(self, dim, index, src, reduce)
     assert isinstance(include_self, bool), "include_self: a bool"
@@ -125,4 +110,4 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
                     mark=collide.reshape(shape))]
     panels[-1].arrow = "v" if s.ndim == 2 and d == 0 else "h"
     panels[-1].arrow_label = f"dim={dim}"
-    return render([[p] for p in panels], title)
+    return render([panels[:2], panels[2:]], title)  # src beside index when they fit; out below

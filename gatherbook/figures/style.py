@@ -5,7 +5,7 @@ The ONLY module of the package that sets a colour, a font size or a colour map
 :mod:`gatherbook.figures` takes them from here, so the figures of all chapters look like one book.
 
 - Sizes for screens: :data:`DPI` CSS pixels per figure inch, :data:`MAX_WIDTH` inches at most,
-  so that a phone's 358 px column shows a whole figure at 65 % or more and the cell values
+  so that a phone's 343 px column shows a whole figure at 66 % or more and the cell values
   (:data:`FS_VALUE`) stay at 9 CSS px or more; no text is smaller than :data:`FS_MIN`, 10 CSS px
   at full size (a 741 px desktop column shows every figure at full size).
 - :func:`use_book_format` -- figures leave Jupyter as PNG at :data:`DENSITY` x (sharp on 2x and
@@ -56,7 +56,9 @@ FS_MIN = min(FS_VALUE, FS_NUMBER, FS_LABEL, FS_TITLE, FS_TAG)  #: no figure text
 # --- sizes on screen ---------------------------------------------------------------------------
 DPI = 100  #: CSS pixels per figure inch (figure.dpi of Jupyter's inline backend)
 DENSITY = 2  #: image pixels per CSS pixel in the stored PNGs ('retina')
-MAX_WIDTH = 5.4  #: inches: the widest figure; a 358 px phone column shows it at 66 %
+#: inches: the widest figure. Jupyter crops it with 0.1 in of padding a side (5.2 in = 520 px),
+#: and a 390 px phone's 343 px column shows that at 66 %: cell values at 9.2 CSS px
+MAX_WIDTH = 5.0
 
 # --- inks --------------------------------------------------------------------------------------
 INK = "#222222"  #: values, titles

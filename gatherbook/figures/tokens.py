@@ -10,23 +10,15 @@ Figures have a white face and end a notebook cell with ``;``.
 """
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 
-import matplotlib
 import matplotlib.pyplot as plt
-import numpy as np
 import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.style import EDGE as _EDGE
-from gatherbook.figures.style import FONT as _FONT
-from gatherbook.figures.style import INK as _INK
-from gatherbook.figures.style import MARK as _RED
-from gatherbook.figures.style import MUTED as _MUTED
 from gatherbook.figures.style import SEQUENTIAL, styled
 
 
@@ -38,21 +30,6 @@ _MAX_TITLE = 80
 CHAR_CMAP = SEQUENTIAL
 
 
-def _check_text(name: str, text: object, fn: str, max_len: int) -> str:
-    assert text, f"{fn}: {name} must not be empty"
-    return args.label(name, text, max_len=max_len)
-
-
-def _check_title(title: object, fn: str) -> None:
-    args.label("title", title, optional=True)
-
-
-def _check_strs(name: str, value: object, fn: str, what: str) -> list[str]:
-    """A list or tuple of str (a bare str is refused: it would be read character by character)."""
-    assert not isinstance(value, str) and all(isinstance(v, str) for v in value), f"{fn}: {name}: {what}"
-    return list(value)
-
-
 def _show(c: str) -> str:
     return "_" if c == " " else c
 
@@ -61,7 +38,7 @@ def _figure(width: float, height: float) -> Figure:
     return plt.figure(figsize=(min(width, style.MAX_WIDTH), height), facecolor=style.PAPER)
 
 
-def _box(ax, x: float, y: float, text: str, face, *, edge=_EDGE, color=_INK, size=style.FS_CHAR, lw=0.8, ls="-"):
+def _box(ax, x: float, y: float, text: str, face, *, edge=style.EDGE, color=style.INK, size=style.FS_CHAR, lw=0.8, ls="-"):
     ax.add_patch(Rectangle((x, y), 1, 1, facecolor=face, edgecolor=edge, linewidth=lw, linestyle=ls))
     if text:
         ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=size, color=color)
@@ -76,8 +53,8 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     position has nothing to score (it is cut by ``logits[:, :-1]``) and the first token is never
     a target (it is cut by ``ids[:, 1:]``).
     """
-    text = _check_text("text", text, "draw_shift", 24)
-    _check_title(title, "draw_shift")
+    assert args.label("text", text, max_len=24), "text: at least one character"
+    args.label("title", title, optional=True)
     n = len(text)
     fig = _figure(0.5 * n + 2.6, 2.6)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -87,22 +64,22 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     ax.axis("off")
     rows = {"ids[t]": 3.2, "logits[t]": 1.6, "ids[t+1]": 0.0}
     for label, y in rows.items():
-        ax.text(x0 - 0.25, y + 0.5, label, ha="right", va="center", fontsize=style.FS_VALUE, color=_INK)
+        ax.text(x0 - 0.25, y + 0.5, label, ha="right", va="center", fontsize=style.FS_VALUE, color=style.INK)
     for t, c in enumerate(text):
         x = x0 + t
-        ax.text(x + 0.5, 4.35, str(t), ha="center", va="center", fontsize=style.FS_NUMBER, color=_MUTED)
+        ax.text(x + 0.5, 4.35, str(t), ha="center", va="center", fontsize=style.FS_NUMBER, color=style.MUTED)
         _box(ax, x, rows["ids[t]"], _show(c), _GREY if t == 0 else style.PAPER)
         last = t == n - 1
         _box(ax, x, rows["logits[t]"], "x" if last else "", style.FAINT_FACE if last else _BLUE,
-             edge=style.FAINT_EDGE if last else _EDGE, color=_RED)
+             edge=style.FAINT_EDGE if last else style.EDGE, color=style.MARK)
         if last:
             _box(ax, x, rows["ids[t+1]"], "", style.PAPER, edge=style.FAINT_EDGE, ls=(0, (2, 2)))
         else:
             _box(ax, x, rows["ids[t+1]"], _show(text[t + 1]), _ORANGE)
             ax.add_patch(FancyArrowPatch((x + 0.5, rows["logits[t]"]), (x + 0.5, rows["ids[t+1]"] + 1),
-                                         arrowstyle="-|>", mutation_scale=8, color=_MUTED, lw=0.8))
+                                         arrowstyle="-|>", mutation_scale=8, color=style.MUTED, lw=0.8))
         ax.add_patch(FancyArrowPatch((x + 0.5, rows["ids[t]"]), (x + 0.5, rows["logits[t]"] + 1),
-                                     arrowstyle="-|>", mutation_scale=8, color=_MUTED, lw=0.8))
+                                     arrowstyle="-|>", mutation_scale=8, color=style.MUTED, lw=0.8))
     if title:
         fig.suptitle(title, x=0.02, ha="left", fontsize=style.FS_FIGTITLE)
     return fig
@@ -131,22 +108,22 @@ def draw_char_logprobs(
     if not args.reals("vmin", [vmin])[0] < 0:
         raise ValueError(f"draw_char_logprobs: vmin must be a negative number (the log-prob of the darkest "
                          f"colour; the scale ends at 0); got {vmin!r}.")
-    _check_title(title, "draw_char_logprobs")
+    args.label("title", title, optional=True)
     checked = []
     for label, pair in rows.items():
         assert isinstance(pair, tuple) and len(pair) == 2, f"rows[{label!r}]: a (text, logp) pair"
         text, logp = pair
-        text = _check_text(f"rows[{label!r}][0]", text, "draw_char_logprobs", 48)
+        assert args.label(f"rows[{label!r}][0]", text, max_len=48), "a text of one character or more"
         if not isinstance(logp, torch.Tensor) or logp.shape != (len(text) - 1,):
             got = tuple(logp.shape) if isinstance(logp, torch.Tensor) else type(logp).__name__
             raise ValueError(
                 f"draw_char_logprobs: rows[{label!r}][1] must be a tensor of shape ({len(text) - 1},) "
                 f"(one log-prob per character after the first); got {got}."
             )
-        checked.append((_check_text("label", str(label), "draw_char_logprobs", 24), text,
+        checked.append((args.label("a key of rows", label, max_len=24), text,
                         logp.detach().float().cpu().numpy()))
     longest = max(len(t) for _, t, _ in checked)
-    cw, ch, left, gap = 0.24, 0.3, 0.35, 0.06  # inches: cell width and height, line numbers, gap
+    cw, ch, left, gap = 0.22, 0.3, 0.35, 0.06  # inches: cell width and height, line numbers, gap
     per_line = int((style.MAX_WIDTH - left - 0.1) // cw)
     lines = -(-longest // per_line)
     cols = -(-longest // lines)  # balanced lines, the same break in every row
@@ -162,16 +139,16 @@ def draw_char_logprobs(
     norm = plt.Normalize(vmin=vmin, vmax=0.0)
     y = fig_h - head
     for label, text, logp in checked:
-        ax.text(left, y - 0.12, label, ha="left", va="center", fontsize=style.FS_LABEL, color=_INK)
+        ax.text(left, y - 0.12, label, ha="left", va="center", fontsize=style.FS_LABEL, color=style.INK)
         top = y = y - 0.24
         for start in range(0, len(text), cols):
             y -= ch + gap
             ax.text(left - 0.08, y + ch / 2, str(start), ha="right", va="center",
-                    fontsize=style.FS_NUMBER, color=_MUTED)
+                    fontsize=style.FS_NUMBER, color=style.MUTED)
             for t in range(start, min(start + cols, len(text))):
                 face = _GREY if t == 0 else cmap(norm(max(float(logp[t - 1]), vmin)))
                 x = left + (t - start) * cw
-                ax.add_patch(Rectangle((x, y), cw, ch, facecolor=face, edgecolor=_EDGE, linewidth=0.5))
+                ax.add_patch(Rectangle((x, y), cw, ch, facecolor=face, edgecolor=style.EDGE, linewidth=0.5))
                 if text[t] != " ":
                     ax.text(x + cw / 2, y + ch / 2, text[t], ha="center", va="center",
                             fontsize=style.FS_CHAR, color=style.ink_on(face))
@@ -180,7 +157,7 @@ def draw_char_logprobs(
     cax = fig.add_axes((left / fig_w, 0.3 / fig_h, bar_w / fig_w, 0.14 / fig_h))
     bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
     bar.ax.tick_params(labelsize=style.FS_NUMBER)
-    ax.text(left + bar_w + 0.1, 0.37, "logp", ha="left", va="center", fontsize=style.FS_LABEL, color=_INK)
+    ax.text(left + bar_w + 0.1, 0.37, "logp", ha="left", va="center", fontsize=style.FS_LABEL, color=style.INK)
     if title:
         fig.suptitle(title, x=0.02, y=1 - 0.05 / fig_h, ha="left", va="top", fontsize=style.FS_FIGTITLE)
     return fig
@@ -203,12 +180,11 @@ def draw_token_mask(
     rows of 40 columns.
     """
     args.tensor("state", state, ndim=2, kind="int")
-    tokens = _check_strs("tokens", tokens, "draw_token_mask", "one string per row of state")
-    legend = _check_strs("legend", legend, "draw_token_mask", "one name per state")
-    for i, name in enumerate(legend):
-        _check_text(f"legend[{i}]", name, "draw_token_mask", 40)
-    _check_text("row_label", row_label, "draw_token_mask", 8)
-    _check_title(title, "draw_token_mask")
+    assert not isinstance(tokens, str) and not isinstance(legend, str), "tokens, legend: lists of str"
+    tokens = [args.label(f"tokens[{i}]", t, max_len=40) for i, t in enumerate(tokens)]
+    legend = [args.label(f"legend[{i}]", name, max_len=40) for i, name in enumerate(legend)]
+    args.label("row_label", row_label, max_len=8)
+    args.label("title", title, optional=True)
     B, L = state.shape
     if B == 0 or L == 0:
         raise ValueError(f"draw_token_mask: state has shape {tuple(state.shape)}; it needs at least one row "
@@ -231,20 +207,21 @@ def draw_token_mask(
     st = state.cpu()
     for b in range(B):
         y = B - 1 - b
-        ax.text(-0.3, y + 0.5, f"{row_label}={b}", ha="right", va="center", fontsize=style.FS_NUMBER, color=_MUTED)
+        ax.text(-0.3, y + 0.5, f"{row_label}={b}", ha="right", va="center", fontsize=style.FS_NUMBER, color=style.MUTED)
         for t in range(L):
             s = int(st[b, t])
             c = tokens[b][t]
             _box(ax, t, y, "" if s == 0 or c == " " else c, faces[s], lw=0.5,
                  size=min(style.FS_LABEL, cw * 72 / style.EM * 0.9))
-    for t in range(L):
-        ax.text(t + 0.5, B + 0.3, str(t), ha="center", va="center", fontsize=style.FS_TAG, color=_MUTED)
+    step = 1 if style.text_width(str(L - 1), style.FS_TAG) + 0.03 < cw else 5  # numbers that do not touch
+    for t in range(0, L, step):
+        ax.text(t + 0.5, B + 0.3, str(t), ha="center", va="center", fontsize=style.FS_TAG, color=style.MUTED)
     ax.set_xlim(0, L)
     ax.set_ylim(0, B + 0.6)
     ax.axis("off")
-    handles = [Rectangle((0, 0), 1, 1, facecolor=f, edgecolor=_EDGE, linewidth=0.5) for f in faces]
+    handles = [Rectangle((0, 0), 1, 1, facecolor=f, edgecolor=style.EDGE, linewidth=0.5) for f in faces]
     fig.legend(handles, list(legend), loc="lower left", ncol=len(legend), frameon=False,
-               prop={"family": _FONT, "size": style.FS_LABEL}, bbox_to_anchor=(0.6 / fig.get_figwidth(), 0.0))
+               prop={"family": style.FONT, "size": style.FS_LABEL}, bbox_to_anchor=(0.6 / fig.get_figwidth(), 0.0))
     if title:
         fig.suptitle(title, x=0.02, y=1 - 0.08 / height, ha="left", va="top", fontsize=style.FS_FIGTITLE)
     return fig

@@ -108,7 +108,7 @@ def test_the_argument_vocabulary_speaks_one_way():
     with pytest.raises(TypeError, match="^dim must be an int, got bool True.$"):
         args.integer("dim", True)
     with pytest.raises(ValueError, match="^patch must be an int >= 1, got 0.$"):
-        args.positive_int("patch", 0)
+        args.integer("patch", 0, least=1)
     with pytest.raises(TypeError, match=r"^x\[1\] must be a number, got str 'a'.$"):
         args.reals("x", [1, "a"])
     with pytest.raises(ValueError, match="caption"):
@@ -157,7 +157,8 @@ def test_style_colour_maps_are_colour_blind_safe_and_inks_read():
     for face in style.PALETTE + style.STATE_FACES:
         assert style.contrast_ratio(style.ink_on(face), face) >= 4.5
     assert style.contrast_ratio(style.QUIET_INK, style.QUIET_FACE) >= style.MIN_QUIET_CONTRAST
-    # a 358 px phone column shows the widest figure's cell values at 9 CSS px or more
-    assert style.FS_VALUE * style.DPI / 72 * 358 / (style.MAX_WIDTH * style.DPI) >= 9
+    # a 390 px phone's 343 px column shows the widest figure (plus Jupyter's 0.1 in crop padding
+    # a side) with its cell values at 9 CSS px or more
+    assert style.FS_VALUE * style.DPI / 72 * 343 / ((style.MAX_WIDTH + 0.2) * style.DPI) >= 9
     # a 741 px desktop column shows every figure whole: no text below 10 CSS px
     assert style.MAX_WIDTH * style.DPI <= 741 and style.FS_MIN * style.DPI / 72 >= 10
