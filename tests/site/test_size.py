@@ -1,6 +1,6 @@
 """The published site is small: MathJax once with only what the pages use, nothing twice.
 
-Uses the build of ``test_site.py`` (one build per session).
+Uses the session's one build (``conftest.py``).
 """
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
-from test_site import site  # noqa: E402,F401 - the fixture
 
 MAX_BYTES = 15 * 1024 * 1024  # issue 20: from 77 MB
 MATHJAX_MAX_BYTES = 2 * 1024 * 1024  # tex-chtml.js and its woff2 fonts
