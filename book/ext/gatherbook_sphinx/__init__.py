@@ -12,6 +12,7 @@ connects nothing itself:
   (``book/tidy_outputs.py`` uses it for the stored notebooks);
 - :mod:`.explorer`: the ``{gather-explorer}`` directive and its script;
 - :mod:`.mathjax`: MathJax offline, only the components the pages use;
+- :mod:`.notebooks`: cells that read differently on the site and in JupyterLab (widgets);
 - :mod:`.titles`: exercise and solution titles written the Chinese way;
 - :mod:`.words`: what the site says, one table per edition;
 - :mod:`.workarounds`: fixes for the tools' bugs, each naming the version it works around.
@@ -22,9 +23,10 @@ from __future__ import annotations
 
 from gatherbook.editions import CODES
 
-from . import downloads, editions, explorer, mathjax, outputs, search, titles, words, workarounds
+from . import (downloads, editions, explorer, mathjax, notebooks, outputs, search, titles, words,
+               workarounds)
 
-__all__ = ["downloads", "editions", "explorer", "mathjax", "outputs", "search", "titles", "words",
+__all__ = ["downloads", "editions", "explorer", "mathjax", "notebooks", "outputs", "search", "titles", "words",
            "workarounds", "setup"]
 
 
@@ -60,6 +62,7 @@ def setup(app):
     app.connect("builder-inited", workarounds.quiet_jieba)
     app.connect("builder-inited", editions.read_other_tocs)
     app.connect("builder-inited", downloads.write_downloads)
+    app.connect("source-read", notebooks.site_sources)
     app.connect("doctree-read", editions.add_position_ids)
     app.connect("doctree-read", outputs.rewrite_tracebacks)
     app.connect("html-page-context", on_page_context, priority=500)
