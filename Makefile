@@ -8,17 +8,19 @@ NB     ?= notebooks/en/*.ipynb notebooks/zh/*.ipynb
 WORKERS ?= auto
 # One CPU thread per notebook kernel: the workers already use every core, and two kernels of
 # several threads each on a small machine stall each other's matrix multiplies for seconds.
-# (Outputs must not depend on the thread count: `make determinism` runs once with all of them.)
+# (Outputs must not depend on the thread count: `make determinism` runs them with all of them.)
 TEST_THREADS ?= 1
 
-.PHONY: help venv test book execute lab determinism clean
+.PHONY: help venv test test-fast book execute lab determinism clean
 
 help:
-	@echo "make test         run every test (unit, edition parity, TOC, nbval over all notebooks)"
+	@echo "make test         run every test (tests/unit, exercises, notebooks, site; nbval over every notebook);"
+	@echo "                  the site is built once and left in _build/site/ (what make book makes)"
+	@echo "make test-fast    the unit and exercise tests only (seconds: the loop of fixing a checker)"
 	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
 	@echo "make execute      re-execute notebooks in place (NB=path.ipynb for one)"
 	@echo "make lab          open the notebooks in JupyterLab"
-	@echo "make determinism  run the notebook suite three times in a row (once with every CPU thread)"
+	@echo "make determinism  run the notebook suite once more, on one kernel with every CPU thread"
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed; got " + sys.version.split()[0] + " (set PYTHON=...)")'
@@ -28,8 +30,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
+# The site tests build the site once (tests/site/conftest.py) and leave it in _build/site.
 test: $(STAMP)
-	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) --dist loadscope
+	GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
+	  $(PY) -m pytest -n $(WORKERS) --dist loadscope
+
+test-fast: $(STAMP)
+	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" tests/unit tests/exercises
 
 book: $(STAMP)
 	$(PY) book/build.py
@@ -42,14 +49,10 @@ execute: $(STAMP)
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
 
-# Three runs in a row; the second on one worker with every CPU thread, since outputs must not
-# depend on the thread count.
+# The notebook suite once more, on one kernel with every CPU thread: outputs must not depend on
+# the thread count (make test runs it with one thread per kernel, on every core).
 determinism: $(STAMP)
-	for run in 1 2 3; do \
-	  if [ $$run = 2 ]; then threads=$$(nproc); workers=1; else threads=$(TEST_THREADS); workers=$(WORKERS); fi; \
-	  echo "== notebook suite, run $$run of 3 (OMP_NUM_THREADS=$$threads, $$workers worker(s))"; \
-	  OMP_NUM_THREADS=$$threads $(PY) -m pytest -n $$workers --dist loadscope -q notebooks || exit 1; \
-	done
+	OMP_NUM_THREADS=$$(nproc) $(PY) -m pytest -n 1 --dist loadscope -q notebooks
 
 clean:
 	rm -rf _build

@@ -12,6 +12,7 @@ connects nothing itself:
   (``book/tidy_outputs.py`` uses it for the stored notebooks);
 - :mod:`.explorer`: the ``{gather-explorer}`` directive and its script;
 - :mod:`.mathjax`: MathJax offline, only the components the pages use;
+- :mod:`.notebooks`: cells that read differently on the site and in JupyterLab (widgets);
 - :mod:`.titles`: exercise and solution titles written the Chinese way;
 - :mod:`.words`: what the site says, one table per edition;
 - :mod:`.workarounds`: fixes for the tools' bugs, each naming the version it works around.
@@ -22,17 +23,23 @@ from __future__ import annotations
 
 from gatherbook.editions import CODES
 
-from . import downloads, editions, explorer, mathjax, outputs, search, titles, words, workarounds
+from . import (downloads, editions, explorer, mathjax, notebooks, outputs, search, titles, words,
+               workarounds)
 
-__all__ = ["downloads", "editions", "explorer", "mathjax", "outputs", "search", "titles", "words",
+__all__ = ["downloads", "editions", "explorer", "mathjax", "notebooks", "outputs", "search", "titles", "words",
            "workarounds", "setup"]
 
 
 def on_page_context(app, pagename: str, templatename: str, context: dict, doctree) -> None:
-    """``html-page-context``, after sphinx-book-theme's header buttons (priority 501)."""
+    """``html-page-context``, before the themes' own (priority 501 and on), which render the
+    header's templates (the language switch) with what is in the context then."""
     if isinstance(context.get("script_files"), list):
         workarounds.drop_duplicate_scripts(context["script_files"])
     editions.page_context(app, pagename, context)
+
+
+def on_page_context_late(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """``html-page-context``, after sphinx-book-theme has made its header buttons (priority 501)."""
     workarounds.relabel_print_button(context.get("header_buttons", []),
                                      words.of(app)["print_label"])
     titles.no_space_before_full_width_bracket(app, context)
@@ -55,9 +62,11 @@ def setup(app):
     app.connect("builder-inited", workarounds.quiet_jieba)
     app.connect("builder-inited", editions.read_other_tocs)
     app.connect("builder-inited", downloads.write_downloads)
+    app.connect("source-read", notebooks.site_sources)
     app.connect("doctree-read", editions.add_position_ids)
     app.connect("doctree-read", outputs.rewrite_tracebacks)
-    app.connect("html-page-context", on_page_context, priority=600)
+    app.connect("html-page-context", on_page_context, priority=500)
+    app.connect("html-page-context", on_page_context_late, priority=600)
     app.connect("build-finished", workarounds.write_index_redirect, priority=400)
     app.connect("build-finished", mathjax.copy_components)
     app.connect("build-finished", workarounds.prune_unused_static)

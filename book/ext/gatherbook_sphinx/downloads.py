@@ -162,12 +162,22 @@ def generate_all(srcdir: Path, lang: str, docnames: set[str]) -> list[Path]:
 ZIP_NAME = "gather-book.zip"
 FOLDER = "gather-book"
 RUN_GENERATED = Path("_build") / "run"  # generated files stay in _build
-# What the reader needs: (pattern under the source root, glob)
+# What the reader needs: (folder under the source root, glob), shipped as they are
 CONTENTS = [
-    ("notebooks/en", "*.ipynb"), ("notebooks/zh", "*.ipynb"),
+    ("notebooks", "*/*.ipynb"),
     ("gatherbook", "**/*.py"), ("gatherbook", "bench_results/*.json"),  # ch6 shows a recorded run
-    (".", "requirements.txt"), (".", "pyproject.toml"), (".", "Makefile"), (".", "README.md"),
+    (".", "pyproject.toml"),
 ]
+# The reader's own files (book/reader/), at the zip's top: the README in each language, a
+# Makefile whose every target works there; and requirements.txt without the site's and the
+# tests' tools (:func:`reader_requirements`).
+READER = Path("book") / "reader"
+READER_FILES = ("README.md", "README.zh.md", "Makefile")
+#: packages of requirements.txt that build or test the site, which a reader does not need
+NOT_FOR_READERS = {"jupyter-book", "sphinx", "myst-nb", "myst-parser", "sphinx-book-theme",
+                   "sphinx-exercise", "sphinx-togglebutton", "sphinx-copybutton",
+                   "sphinx-mathjax-offline", "jieba", "nbval", "pytest", "pytest-xdist",
+                   "playwright"}
 _EPOCH = (2026, 1, 1, 0, 0, 0)
 
 
@@ -181,6 +191,45 @@ def files_to_ship(root: Path) -> list[Path]:
             if path.is_file() and "__pycache__" not in rel.parts and ".ipynb_checkpoints" not in rel.parts:
                 found.add(rel)
     return sorted(found)
+
+
+def reader_requirements(text: str) -> str:
+    """``requirements.txt`` for readers: every line but the site's and the tests' tools (and the
+    comments that head only those)."""
+    out, comments = [], []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            comments.append(line)
+            continue
+        name = re.split(r"[=<>!~\[; ]", stripped, maxsplit=1)[0].lower()
+        if name in NOT_FOR_READERS:
+            comments = []
+            continue
+        out += comments + [line]
+        comments = []
+    return "\n".join(out) + "\n"
+
+
+def configured_site(root: Path) -> str:
+    """``html: baseurl:`` of the project's ``_config.yml``: the published site's address ("" if none)."""
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf8")) or {}
+    return str((config.get("html") or {}).get("baseurl") or "").strip()
+
+
+def reader_files(root: Path) -> dict[str, bytes]:
+    """The reader's own files, by their name in the zip's folder."""
+    url = configured_site(root)
+    files = {}
+    for name in READER_FILES:
+        text = (root / READER / name).read_text(encoding="utf8")
+        if name.startswith("README"):
+            code = "zh" if ".zh." in name else "en"
+            text = text.replace("{site_sentence}", words.table(code)["reader_site"].format(url=url) if url else "")
+        files[name] = text.encode("utf8")
+    files["requirements.txt"] = reader_requirements(
+        (root / "requirements.txt").read_text(encoding="utf8")).encode("utf8")
+    return files
 
 
 def without_outputs(data: bytes) -> bytes:
@@ -200,13 +249,15 @@ def write_zip(root: Path, target: Path) -> list[str]:
     target.parent.mkdir(parents=True, exist_ok=True)
     names = []
     tmp = target.with_suffix(".tmp")
+    contents = {rel.as_posix(): (root / rel).read_bytes() for rel in files_to_ship(root)}
+    contents.update(reader_files(root))
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for rel in files_to_ship(root):
-            info = zipfile.ZipInfo(f"{FOLDER}/{rel.as_posix()}", date_time=_EPOCH)
+        for rel in sorted(contents):
+            info = zipfile.ZipInfo(f"{FOLDER}/{rel}", date_time=_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            data = (root / rel).read_bytes()
-            if rel.suffix == ".ipynb":
+            data = contents[rel]
+            if rel.endswith(".ipynb"):
                 data = without_outputs(data)
             zf.writestr(info, data, compresslevel=9)
             names.append(info.filename)

@@ -5,7 +5,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 from gatherbook_sphinx import downloads as reader_download  # noqa: E402
 from gatherbook_sphinx import outputs as tb  # noqa: E402
 from gatherbook_sphinx import search as reader_search  # noqa: E402

@@ -19,7 +19,7 @@ import pytest
 
 from gatherbook.editions import CODES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EN = ROOT / "notebooks" / CODES[0]
 OTHERS = [ROOT / "notebooks" / code for code in CODES[1:]]  # each compared with the first edition
 NAMES = sorted(p.name for p in EN.glob("*.ipynb"))

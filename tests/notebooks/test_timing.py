@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 _spec = importlib.util.spec_from_file_location(
-    "gatherbook_root_conftest", Path(__file__).resolve().parent.parent / "conftest.py")
+    "gatherbook_root_conftest", Path(__file__).resolve().parents[2] / "conftest.py")
 timing = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(timing)
 

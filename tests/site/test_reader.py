@@ -18,9 +18,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
-from test_site import (  # noqa: E402,F401 - fixtures are found by name
-    assert_clean, base_url, browser, chapter_pages, new_context, open_page, settle, site,
-    start_page,
+from test_pages import (  # noqa: E402 - the build, server and browser: conftest.py
+    assert_clean, chapter_pages, new_context, open_page, settle, start_page,
 )
 
 PHONE = {"width": 390, "height": 844}

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/*.ipynb"))
 MACHINE = re.compile(r"/(?:work|root|home|Users|tmp)/|site-packages|dist-packages|/\.venv/")
 TIDY = ROOT / "book" / "tidy_outputs.py"

@@ -27,8 +27,7 @@ from urllib.parse import quote
 import nbformat
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import site_helpers as sh  # noqa: E402
+import site_helpers as sh  # tests/site/ is on sys.path (rootdir-relative import mode)
 
 SCREENSHOTS = sh.ROOT / "_build" / "screenshots"
 REPORT = SCREENSHOTS / "site-report.json"
@@ -106,49 +105,9 @@ PAGE_FACTS_JS = r"""() => {
 # ---------------------------------------------------------------------------------------------
 # Fixtures: one build, one server, one browser, one visit of every page
 # ---------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The built site (a dict from ``site_helpers.build_site_once``); built once per session."""
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "gatherbook-site"
-    info = sh.build_site_once(shared)
-    if info["returncode"] != 0:
-        pytest.fail("book/build.py failed (strict build: warnings are errors):\n"
-                    + info["log"][-6000:], pytrace=False)
-    info["path"] = Path(info["site"])
-    info["pages"] = sh.site_pages(info["path"])
-    info["builds"] = (shared / "builds.jsonl").read_text(encoding="utf8").splitlines()
-    return info
-
-
 def test_the_build_writes_nothing_outside_build(site):
     """`make book` keeps everything it makes under _build/ (the source tree stays clean)."""
     assert site["made_outside_build"] == [], site["made_outside_build"]
-
-
-@pytest.fixture(scope="module")
-def base_url(site):
-    with sh.serve(site["path"]) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = sh.browser_unavailable_reason()
-    if reason:
-        if sh.on_ci():
-            pytest.fail(f"CI=true, but the browser tests cannot run: {reason}.", pytrace=False)
-        pytest.skip(f"browser tests skipped: {reason} (with CI=true this is a failure)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        try:
-            chromium = pw.chromium.launch(executable_path=sh.chromium_path(), headless=True,
-                                          args=sh.CHROMIUM_ARGS)
-        except Exception as exc:  # a Chromium that is there but does not start is a real failure
-            pytest.fail(f"Chromium at {sh.chromium_path()} did not start: {exc}", pytrace=False)
-        yield chromium
-        chromium.close()
 
 
 class Watch:

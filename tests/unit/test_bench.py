@@ -56,6 +56,7 @@ def test_memory_figure_rejects_an_unknown_method():
         tools_bench.memory_figure("naive", repeats=0)
 
 
+@pytest.mark.slow
 def test_memory_goals_in_separate_processes():
     """The goals of the chapter at a smaller shape (the bench itself uses B, L, V = 4, 512, 32000)."""
     shape = {"B": 4, "L": 256, "V": 32_000, "H": 64}
@@ -115,6 +116,7 @@ def test_cuda_speed_figures():
     assert SPEED_KEYS <= set(bench.speed_figures("cuda", quick=True))
 
 
+@pytest.mark.slow
 def test_quick_command_writes_every_figure(tmp_path):
     out = tmp_path / "out.json"
     start = time.perf_counter()

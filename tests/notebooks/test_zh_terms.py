@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 
 ENGLISH_NOUNS = {"index": "索引", "indices": "索引", "token": "词元", "tokens": "词元",

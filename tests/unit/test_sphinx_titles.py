@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 PAGE = """Page
 ====
@@ -51,11 +51,13 @@ def titles(html: str) -> list[str]:
     return [" ".join(re.sub(r"<[^>]+>", "", t).split()) for t in found]  # spaces as a browser shows them
 
 
+@pytest.mark.slow
 def test_chinese_titles(tmp_path):
     html = build(tmp_path, "zh_CN", "zh")
     assert titles(html) == ["练习 1（Pick one per row）", "练习 1（Pick one per row）的解答"]
 
 
+@pytest.mark.slow
 def test_english_titles_are_left_alone(tmp_path):
     html = build(tmp_path, "en", "en")
     assert titles(html) == ["Exercise 1 (Pick one per row)", "Solution to Exercise 1 (Pick one per row)"]

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/*.ipynb"))
 MAX = 88
 

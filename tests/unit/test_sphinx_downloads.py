@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 from gatherbook_sphinx import downloads  # noqa: E402
 from gatherbook_sphinx.downloads import exercises_only, generate_all  # noqa: E402
 
@@ -98,6 +98,7 @@ def test_every_chapter_with_exercises_gets_a_download(tmp_path, lang):
         assert len(ex_code) == len(set(ex_code)), f"{path.name}: a cell appears twice (a solution leaked?)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", CODES)
 def test_downloaded_exercises_run_top_to_bottom(tmp_path, lang):
     """What a reader downloads runs as it is, outside the book's folders, in the right language."""

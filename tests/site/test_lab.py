@@ -1,5 +1,7 @@
-"""Chapter 1 in JupyterLab, as `make lab` opens it: the book's notes, warnings and math render
-(jupyterlab-myst), no MyST markup shows as raw text, and solution cells start collapsed.
+"""Chapter 1 in JupyterLab, in English and in Chinese, as `make lab` opens it: the book's notes,
+warnings and math render (jupyterlab-myst), no MyST markup shows as raw text, no directive only
+the site knows shows as an error, and solution cells start collapsed. JupyterLab's checkpoints go
+to a temporary folder, never into the source tree.
 
 Starts `make lab`'s command (read from the Makefile) headless, without a token, on a free port of
 127.0.0.1, and opens the chapter in the shared headless Chromium of the browser tests. Skipped
@@ -24,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
 
 ROOT = sh.ROOT
-CHAPTER = "en/01_gather_basics.ipynb"
+CHAPTERS = ["en/01_gather_basics.ipynb", "zh/01_gather_basics.ipynb"]
+# what jupyterlab-myst writes where it meets a directive or role it does not know
+UNKNOWN = re.compile(r"Unknown (Directive|Role|directive|role)")
 START_SECONDS = 60  # the server answers in ~7 s on a quiet 2-core machine
 # MyST markup that must not reach the reader as text
 RAW_MYST = re.compile(r":::\{|````\{|```\{|\{download\}|^:label:|^:class: dropdown", re.M)
@@ -61,7 +65,9 @@ def lab(tmp_path_factory):
     cmd = lab_command() + ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
                            "--IdentityProvider.token=", "--ServerApp.password=",
                            f"--LabApp.user_settings_dir={tmp / 'settings'}",
-                           f"--LabApp.workspaces_dir={tmp / 'workspaces'}"]
+                           f"--LabApp.workspaces_dir={tmp / 'workspaces'}",
+                           # checkpoints (.ipynb_checkpoints/) in the temporary folder, not beside the notebooks
+                           f"--FileCheckpoints.checkpoint_dir={tmp / 'checkpoints'}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")  # containers and CI run as root; JupyterLab refuses otherwise
     log = open(tmp / "lab.log", "w")
@@ -92,10 +98,12 @@ def lab(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def chapter_in_lab(lab):
+@pytest.fixture(scope="module", params=CHAPTERS)
+def chapter_in_lab(lab, request):
     """What the opened chapter shows: per cell, its kind, rendered text and collapsed state."""
     from playwright.sync_api import sync_playwright
+
+    CHAPTER = request.param
 
     notebook = json.loads((ROOT / "notebooks" / CHAPTER).read_text(encoding="utf8"))
     with sync_playwright() as pw:
@@ -127,10 +135,10 @@ def chapter_in_lab(lab):
             })""")
             SCREENSHOT = ROOT / "_build" / "screenshots"
             SCREENSHOT.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOT / "lab-chapter1.png"))
+            page.screenshot(path=str(SCREENSHOT / f"lab-chapter1-{CHAPTER.split('/')[0]}.png"))
         finally:
             browser.close()
-    return {"notebook": notebook, "cells": cells, "outside": outside}
+    return {"notebook": notebook, "cells": cells, "outside": outside, "chapter": CHAPTER}
 
 
 def test_lab_renders_the_books_markup(chapter_in_lab):
@@ -143,7 +151,7 @@ def test_lab_renders_the_books_markup(chapter_in_lab):
     warnings = [i for i, c in enumerate(cells) if any("warning" in a for a in c["admonitions"])]
     sources = [i for i, c in enumerate(chapter_in_lab["notebook"]["cells"])
                if c["cell_type"] == "markdown" and re.search(r"\{warning\}", "".join(c["source"]))]
-    assert sources, f"{CHAPTER} has no warning admonition: this test checks nothing"
+    assert sources, f"{chapter_in_lab['chapter']} has no warning admonition: this test checks nothing"
     assert warnings == sources, f"warnings rendered in cells {warnings}, written in cells {sources}"
 
 
@@ -151,7 +159,7 @@ def test_lab_renders_math(chapter_in_lab):
     nb = chapter_in_lab["notebook"]["cells"]
     with_math = [i for i, c in enumerate(nb) if c["cell_type"] == "markdown"
                  and re.search(r"\$[^$\s][^$]*\$", "".join(c["source"]))]
-    assert with_math, f"{CHAPTER} has no math: this test checks nothing"
+    assert with_math, f"{chapter_in_lab['chapter']} has no math: this test checks nothing"
     missing = [i for i in with_math if not chapter_in_lab["cells"][i]["math"]]
     assert not missing, f"math not typeset in cells {missing}"
     raw = [i for i in with_math if re.search(r"\$[^$\s][^$]{0,40}\$", chapter_in_lab["cells"][i]["text"])]
@@ -168,9 +176,21 @@ def test_lab_solution_cells_start_collapsed(chapter_in_lab):
     nb = chapter_in_lab["notebook"]["cells"]
     hidden = [i for i, c in enumerate(nb) if c.get("metadata", {}).get("jupyter", {}).get("source_hidden")]
     if not hidden:
-        pytest.skip(f"no cell of {CHAPTER} carries jupyter.source_hidden yet")
+        pytest.skip(f"no cell of {chapter_in_lab['chapter']} carries jupyter.source_hidden yet")
     shown = [i for i in hidden if chapter_in_lab["cells"][i]["editor"] or not chapter_in_lab["cells"][i]["placeholder"]]
     assert not shown, f"cells {shown} carry source_hidden but JupyterLab shows their code"
     others = [i for i, c in enumerate(nb) if c["cell_type"] == "code" and i not in hidden
               and chapter_in_lab["cells"][i]["placeholder"]]
     assert not others, f"cells {others} are collapsed without source_hidden"
+
+
+def test_lab_shows_no_unknown_directive(chapter_in_lab):
+    """A widget only the site has ({gather-explorer}) shows its JupyterLab fallback, not an error."""
+    unknown = [f"cell {i}: {c['text'][:120]!r}" for i, c in enumerate(chapter_in_lab["cells"])
+               if c["markdown"] and UNKNOWN.search(c["text"])]
+    assert not unknown, "\n".join(unknown)
+
+
+def test_lab_leaves_no_checkpoints_in_the_source_tree(chapter_in_lab):
+    left = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").rglob(".ipynb_checkpoints"))
+    assert not left, left

@@ -136,7 +136,7 @@ def writes_twice(case) -> bool:
 # The site and a browser (as in test_site.py; the build is shared)
 # ---------------------------------------------------------------------------------------------
 # The build (one per session, shared), the server and the browser of test_site.py.
-from test_site import ALLOWED_CONSOLE_ERRORS, base_url, browser, site  # noqa: E402,F401  (fixtures)
+from test_pages import ALLOWED_CONSOLE_ERRORS  # noqa: E402  (the fixtures: conftest.py)
 
 
 def test_the_explorer_script_is_on_the_explorer_pages_only(site):
@@ -145,7 +145,8 @@ def test_the_explorer_script_is_on_the_explorer_pages_only(site):
         html = (site / page).read_text(encoding="utf8")
         assert "gather-explorer.js" in html and "gather-explorer.css" in html, page
         assert 'class="gather-explorer"' in html and f'data-lang="{edition}"' in html, page
-        assert (site / edition / "_static" / "gather-explorer.js").is_file()
+        assert any((site / folder / "_static" / "gather-explorer.js").is_file()
+                   for folder in (edition, "_shared"))  # (kept once when the editions' are the same)
         intro = (site / edition / "book" / edition / "intro.html").read_text(encoding="utf8")
         assert "gather-explorer" not in intro, f"the intro page of {edition} loads the explorer"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 from gatherbook.editions import CODES, EDITIONS  # noqa: E402
 from gatherbook_sphinx.editions import counterpart  # noqa: E402
 from gatherbook_sphinx.editions import toc_docnames as _toc_docnames  # noqa: E402

@@ -1,4 +1,4 @@
-"""Helpers of ``tests/test_site.py``: build the site, serve it, find Chromium, check links.
+"""Helpers of the site tests (``tests/site/``): build the site, serve it, find Chromium, check links.
 
 Nothing here needs a browser; the browser part lives in ``test_site.py``.
 """
@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = ("en", "zh")
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 
@@ -123,6 +123,23 @@ def build_site_once(shared: Path) -> dict:
                 builds.write(json.dumps({k: info[k] for k in ("worker", "pid", "seconds")}) + "\n")
             done.write_text(json.dumps(info), encoding="utf8")
             return info
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def publish_once(site: Path, out: Path, shared: Path) -> None:
+    """Copy the tested ``site`` to ``out`` (``_build/site``: what ``make book`` makes), once per
+    session (the first worker of pytest-xdist to get here)."""
+    with open(shared / "publish.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            done = shared / "published"
+            if done.is_file() and done.read_text(encoding="utf8") == str(out):
+                return
+            if out.exists():
+                shutil.rmtree(out)
+            shutil.copytree(site, out)
+            done.write_text(str(out), encoding="utf8")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 

@@ -1,10 +1,9 @@
 """A reader who pastes an error message into the site's search box lands on chapter 6.
 
-The site is built once per session (shared with ``test_site.py`` through
-``site_helpers.build_site_once``), served from 127.0.0.1 and searched in a real browser
+The site is built once per session (``conftest.py``), served from 127.0.0.1 and searched in a real browser
 (Chromium), the way a reader searches: ``search.html?q=<the pasted message>`` in each edition.
 Without Chromium or playwright the test is skipped (and fails when ``CI=true``), like the
-browser tests of ``test_site.py``.
+browser tests of ``test_pages.py``.
 """
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ from urllib.parse import quote
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
 
 CHAPTER = "06_pitfalls_performance"
@@ -54,30 +52,11 @@ CHINESE_UNSPACED = ["索引越界", "设备端断言"]
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "gatherbook-site"
-    info = sh.build_site_once(shared)
-    if info["returncode"] != 0:
-        pytest.fail("book/build.py failed:\n" + info["log"][-6000:], pytrace=False)
-    return Path(info["site"])
-
-
-@pytest.fixture(scope="module")
-def search(site):
+def search(base_url, browser):
     """search(edition, query) -> the site paths of the pages the search box lists."""
-    reason = sh.browser_unavailable_reason()
-    if reason:
-        if sh.on_ci():
-            pytest.fail(f"CI=true, but the browser tests cannot run: {reason}.", pytrace=False)
-        pytest.skip(f"browser tests skipped: {reason} (with CI=true this is a failure)")
-    from playwright.sync_api import sync_playwright
-
-    with sh.serve(site) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=sh.chromium_path(), headless=True,
-                                     args=sh.CHROMIUM_ARGS)
-        page = browser.new_page()
-
+    base = base_url
+    page = browser.new_page()
+    if True:
         def run(edition: str, query: str) -> list[str]:
             page.goto(f"{base}{edition}/search.html?q={quote(query)}")
             page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
@@ -86,7 +65,7 @@ def search(site):
             return [sh.site_path(base, h).split("#")[0].split("?")[0] for h in hrefs]
 
         yield run
-        browser.close()
+        page.close()
 
 
 def _chapter(edition: str) -> str:

@@ -103,7 +103,7 @@ def test_a_target_that_must_not_carry_a_gradient(tmp_path, monkeypatch):
 def test_the_example_module_of_contributing_works(tmp_path, monkeypatch):
     from pathlib import Path
 
-    text = (Path(__file__).parent.parent / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "CONTRIBUTING.md").read_text(encoding="utf-8")
     code = re.search(r"```python\n(\"\"\"Chapter 7 exercises.*?)```", text, re.S).group(1)
     _with_chapter(tmp_path, monkeypatch, "ch7", code)
     assert names() == ["ch7.row_max"]
@@ -417,7 +417,7 @@ def test_titles_are_the_headings_of_the_exercises_in_both_editions(name):
 
     number = int(name.split(".")[0][2:])
     for lang in LANGUAGES:
-        (path,) = (Path(__file__).parent.parent / "notebooks" / lang).glob(f"{number:02d}_*.ipynb")
+        (path,) = (Path(__file__).resolve().parents[2] / "notebooks" / lang).glob(f"{number:02d}_*.ipynb")
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
         headings = [line.split("}", 1)[1].strip() for c in cells if c["cell_type"] == "markdown"
                     for line in "".join(c["source"]).splitlines() if re.match(r"`{3,}\{exercise\}", line)]

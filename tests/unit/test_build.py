@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # loaded by path under its own name: "build" is also the name of a PyPI package
 _spec = importlib.util.spec_from_file_location("gatherbook_book_build", ROOT / "book" / "build.py")
 build = importlib.util.module_from_spec(_spec)

@@ -50,7 +50,7 @@ def test_the_site_index_offers_every_edition_in_its_words():
     import importlib.util
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     spec = importlib.util.spec_from_file_location("gatherbook_book_build", root / "book" / "build.py")
     build = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(build)

@@ -1,0 +1,62 @@
+"""The site tests' shared fixtures: one build per test session, one server, one browser.
+
+The build is ``book/build.py`` (strict), run once per session in a fresh copy of the working
+tree (``site_helpers.build_site_once``; with pytest-xdist the first worker builds and the others
+wait for it). It is the build ``make book`` makes: with ``GATHERBOOK_SITE_OUT`` set (``make test``
+sets it to ``_build/site``), the tested site is copied there, so CI publishes what it tested
+and does not build twice.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import site_helpers as sh
+
+SITE_OUT_ENV = "GATHERBOOK_SITE_OUT"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """The built site (a dict from ``site_helpers.build_site_once``, with ``path`` and ``pages``)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "gatherbook-site"
+    info = sh.build_site_once(shared)
+    if info["returncode"] != 0:
+        pytest.fail("book/build.py failed (strict build: warnings are errors):\n"
+                    + info["log"][-6000:], pytrace=False)
+    info["path"] = Path(info["site"])
+    info["pages"] = sh.site_pages(info["path"])
+    info["builds"] = (shared / "builds.jsonl").read_text(encoding="utf8").splitlines()
+    out = os.environ.get(SITE_OUT_ENV, "").strip()
+    if out:
+        sh.publish_once(info["path"], Path(out), shared)
+    return info
+
+
+@pytest.fixture(scope="session")
+def base_url(site):
+    with sh.serve(site["path"]) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    reason = sh.browser_unavailable_reason()
+    if reason:
+        if sh.on_ci():
+            pytest.fail(f"CI=true, but the browser tests cannot run: {reason}.", pytrace=False)
+        pytest.skip(f"browser tests skipped: {reason} (with CI=true this is a failure)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        try:
+            chromium = pw.chromium.launch(executable_path=sh.chromium_path(), headless=True,
+                                          args=sh.CHROMIUM_ARGS)
+        except Exception as exc:  # a Chromium that is there but does not start is a real failure
+            pytest.fail(f"Chromium at {sh.chromium_path()} did not start: {exc}", pytrace=False)
+        yield chromium
+        chromium.close()
