@@ -38,6 +38,7 @@ def top_p_remove(logits: torch.Tensor, p: float) -> torch.Tensor:
     A token is removed when the tokens ranked above it (by logit, descending) already hold
     probability ``>= p``; the most likely token is always kept. logits: (B, V) float with
     distinct values in each row; p: float in [0, 1).
+    Returns (B, V) bool.
     """
     sorted_logits, order = logits.sort(dim=-1, descending=True)
     probs = sorted_logits.softmax(-1)
@@ -75,7 +76,8 @@ def _keep_mask(logits, p):
 
 
 def _top_p_random(g: torch.Generator):
-    B, V = _int(g, 1, 4), _int(g, 3, 9)
+    B = _int(g, 1, 4)
+    V = B + _int(g, 1, 6)  # V != B
     p = (0.2, 0.5, 0.75, 0.9)[_int(g, 0, 3)]
     return _distinct_rows(g, B, V), p
 
@@ -109,6 +111,7 @@ def beam_step(seqs: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
 
     Take the ``K`` best (beam, token) pairs of each row over all ``K * V`` scores, best first;
     new beam ``j`` of row ``b`` is ``seqs[b, beam_j]`` followed by ``token_j``.
+    Returns (B, K, L + 1) int64.
     """
     B, K, V = scores.shape
     flat = scores.reshape(B, K * V).topk(K, dim=-1).indices  # (B, K)
@@ -133,7 +136,8 @@ def _per_beam_best(seqs, scores):
 
 
 def _beam_random(g: torch.Generator):
-    B, K, V, L = _int(g, 1, 3), _int(g, 2, 4), _int(g, 5, 9), _int(g, 1, 4)
+    B, V, L = _int(g, 1, 3), _int(g, 5, 9), _int(g, 1, 4)
+    K = B + _int(g, 1, 2) if B < 3 else 2  # K != B
     seqs = torch.randint(0, V, (B, K, L), generator=g, dtype=I64)
     return seqs, _distinct_rows(g, B, K * V).reshape(B, K, V)
 
@@ -174,7 +178,8 @@ def reorder_beams(cache: torch.Tensor, beam: torch.Tensor) -> torch.Tensor:
     """Cache rows for the new beams: ``cache`` (B * K, D), ``beam`` (B, K) int64 in [0, K).
 
     Row ``b * K + j`` of the answer is row ``b * K + beam[b, j]`` of ``cache``: the beam ids are
-    per row of the batch. Returns (B * K, D).
+    per row of the batch.
+    Returns (B * K, D), the dtype of ``cache``.
     """
     B, K = beam.shape
     rows = (beam + K * torch.arange(B, device=beam.device)[:, None]).reshape(-1)
@@ -188,6 +193,11 @@ def _no_offset(cache, beam):
 def _offset_by_batch(cache, beam):
     B, K = beam.shape
     return cache.index_select(0, (beam + B * torch.arange(B)[:, None]).reshape(-1))
+
+
+def _offset_per_beam(cache, beam):
+    B, K = beam.shape
+    return cache.index_select(0, (beam + K * torch.arange(K)[None, :]).reshape(-1))
 
 
 def _reorder_random(g: torch.Generator):
@@ -205,6 +215,7 @@ REORDER_BEAMS = Exercise(
         (torch.arange(6.0).reshape(6, 1), _t([[1, 0, 0], [2, 2, 1]])),   # the chapter's beams
         (torch.arange(8.0).reshape(4, 2), _t([[1, 1, 0, 3]])),           # B == 1
         (torch.arange(12.0).reshape(6, 2), _t([[1, 1], [0, 1], [1, 0]])),  # B = 3, K = 2
+        (torch.tensor([[0.5, -1.5, 2.0]]), _t([[0]])),                  # B = K = 1
     ],
     random_case=_reorder_random,
     seed=703,
@@ -212,6 +223,7 @@ REORDER_BEAMS = Exercise(
     mistakes=[
         Mistake("no_batch_offset", _no_offset),
         Mistake("offset_by_batch_size", _offset_by_batch),
+        Mistake("offset_per_beam", _offset_per_beam),
     ],
 )
 
@@ -224,6 +236,7 @@ def moe_dispatch(x: torch.Tensor, experts: torch.Tensor) -> torch.Tensor:
 
     One row per (token, slot), sorted by expert (expert 0's rows first); within an expert, in
     token order. A token's k experts are distinct.
+    Returns (T * k, H), the dtype of ``x``.
     """
     k = experts.shape[1]
     order = experts.reshape(-1).argsort(stable=True)
@@ -250,6 +263,7 @@ def _experts(g: torch.Generator, T: int, E: int, k: int) -> torch.Tensor:
 def _dispatch_random(g: torch.Generator):
     T, E = _int(g, 2, 7), _int(g, 3, 6)
     k, H = _int(g, 2, min(3, E)), _int(g, 1, 4)
+    H += H >= T  # H != T
     return torch.randint(-49, 50, (T, H), generator=g).float() / 10, _experts(g, T, E, k)
 
 
@@ -286,6 +300,7 @@ def moe_combine(y_sorted: torch.Tensor, order: torch.Tensor, weights: torch.Tens
     ``y_sorted`` (T * k, H): row ``i`` is an expert's output for the (token, slot) pair at flat
     position ``order[i]`` (``= t * k + j``); ``order`` (T * k,) int64, a permutation;
     ``weights`` (T, k) float: ``out[t] = sum_j weights[t, j] * (the row of pair t * k + j)``.
+    Returns (T, H) float.
     """
     T, k = weights.shape
     w = weights.reshape(-1)[order]
@@ -317,7 +332,8 @@ def _combine_case(g: torch.Generator, T: int, k: int, H: int):
 
 
 def _combine_random(g: torch.Generator):
-    return _combine_case(g, _int(g, 2, 6), _int(g, 2, 3), _int(g, 1, 4))
+    T, k, H = _int(g, 2, 6), _int(g, 2, 3), _int(g, 1, 3)  # T * k >= 4 > H
+    return _combine_case(g, T, k, H)
 
 
 def _combine_fixed(seed: int, T: int, k: int, H: int):
@@ -333,6 +349,7 @@ MOE_COMBINE = Exercise(
         _combine_fixed(76, 3, 2, 3),
         _combine_fixed(77, 1, 3, 2),   # one token
         _combine_fixed(78, 4, 2, 1),   # H == 1
+        (torch.tensor([[1.5, -2.0, 0.5]]), _t([0]), torch.tensor([[1.0]])),  # T = k = 1
     ],
     random_case=_combine_random,
     seed=705,
@@ -355,6 +372,7 @@ def route_weights(router_logits: torch.Tensor, k: int) -> torch.Tensor:
     ``softmax`` over the E experts, keep each token's k largest, renormalise them to sum to 1,
     and put them at their experts' columns; every other entry is 0. router_logits: (T, E)
     float with distinct values in each row; k: int in [1, E].
+    Returns (T, E) float.
     """
     weights, experts = router_logits.softmax(-1).topk(k, dim=-1)
     weights = weights / weights.sum(-1, keepdim=True)
@@ -379,6 +397,7 @@ def _route_dim0(router_logits, k):
 
 def _route_random(g: torch.Generator):
     T, E = _int(g, 1, 6), _int(g, 3, 8)
+    E += E == T  # E != T
     return _distinct_rows(g, T, E, step=0.4), _int(g, 1, min(3, E - 1))
 
 
@@ -407,7 +426,7 @@ EXERCISES = [TOP_P_REMOVE, BEAM_STEP, REORDER_BEAMS, MOE_DISPATCH, MOE_COMBINE, 
 MESSAGES = {
     "en": {
         "top_p_remove": {
-            "title": "The top-p mask, back in vocabulary order",
+            "title": "The top-p mask in vocabulary order",
             "unscattered": (
                 "your mask is still in sorted order: entry j is about token `order[b, j]`, not token j. "
                 "Write it back with `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)`."),
@@ -438,6 +457,9 @@ MESSAGES = {
                 "b * K ... b * K + K - 1. Add `K * torch.arange(B)[:, None]` before flattening."),
             "offset_by_batch_size": (
                 "the offset of row b is b * K (K beams per row), not b * B."),
+            "offset_per_beam": (
+                "the offset grows along the batch, not along the beams: row b adds b * K to all its "
+                "beam ids, `K * torch.arange(B)[:, None]`."),
         },
         "moe_dispatch": {
             "title": "Dispatch tokens to experts",
@@ -473,7 +495,7 @@ MESSAGES = {
     },
     "zh": {
         "top_p_remove": {
-            "title": "top-p 掩码，回到词表顺序",
+            "title": "词表顺序下的 top-p 掩码",
             "unscattered": (
                 "你的掩码还是排序后的顺序：第 j 项说的是词元 `order[b, j]`，而不是词元 j。"
                 "用 `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)` 把它写回去。"),
@@ -489,9 +511,9 @@ MESSAGES = {
         "beam_step": {
             "title": "束搜索的一步",
             "div_mod_swapped": (
-                "`//` 和 `%` 弄反了：展平后的索引 f = beam * V + token，所以 beam = f // V、token = f % V。"),
+                "`//` 和 `%` 弄反了：展平后的索引 `f = beam * V + token`，所以束是 `f // V`，词元是 `f % V`。"),
             "divided_by_beams": (
-                "要除以词表大小 V，而不是束的个数 K：f = beam * V + token。"),
+                "要除以词表大小 V，而不是束的个数 K：`f = beam * V + token`。"),
             "per_beam_best": (
                 "每个束各自保留了自己最好的词元；但束之间是相互竞争的：要在展平后的 (B, K * V) 分数上取 top K，"
                 "所以一个束可能延续两次，另一个束一次也不延续。"),
@@ -502,7 +524,10 @@ MESSAGES = {
                 "束编号是批次中每一行内部的编号，范围是 [0, K)：第 b 行的束是缓存的第 b * K ... b * K + K - 1 行。"
                 "展平之前先加上 `K * torch.arange(B)[:, None]`。"),
             "offset_by_batch_size": (
-                "第 b 行的偏移是 b * K（每行 K 个束），而不是 b * B。"),
+                "第 b 行的偏移是 `b * K`（每行 K 个束），而不是 `b * B`。"),
+            "offset_per_beam": (
+                "偏移沿批次增长，而不是沿束增长：第 b 行的所有束编号都加上 `b * K`，即 "
+                "`K * torch.arange(B)[:, None]`。"),
         },
         "moe_dispatch": {
             "title": "把词元分发给专家",
