@@ -1,0 +1,159 @@
+"""Each check runs the answer apart from the session and reports what really went wrong."""
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import torch
+
+from gatherbook import exercises
+from gatherbook.exercises import check, get, progress, run_check
+from gatherbook.exercises._checker import run
+
+
+def _pick(x, idx):
+    return x.gather(1, idx.unsqueeze(1)).squeeze(1)
+
+
+def test_an_answer_that_turns_autograd_off_leaves_it_on_for_the_next_check():
+    def answer(logits, ids):
+        torch.set_grad_enabled(False)
+        return logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+
+    assert not run_check("ch2.pick_logprobs", answer, lang="en").passed
+    assert torch.is_grad_enabled()
+    assert run_check("ch2.pick_logprobs", get("ch2.pick_logprobs").reference, lang="en").passed
+
+
+def test_default_dtype_deterministic_flag_and_rng_are_restored():
+    torch.manual_seed(5)
+    expected = torch.rand(3)
+    torch.manual_seed(5)
+
+    def answer(x, idx):
+        torch.set_default_dtype(torch.float64)
+        torch.use_deterministic_algorithms(True)
+        torch.rand(100)
+        return _pick(x, idx)
+
+    assert run_check("ch1.pick_per_row", answer, lang="en").passed
+    assert torch.get_default_dtype() == torch.float32
+    assert not torch.are_deterministic_algorithms_enabled()
+    assert torch.equal(torch.rand(3), expected)
+
+
+def test_a_session_without_autograd_still_checks_gradients():
+    with torch.no_grad():
+        assert run_check("ch2.pick_logprobs", get("ch2.pick_logprobs").reference, lang="en").passed
+        assert not torch.is_grad_enabled()
+
+
+def test_prints_are_captured_and_summarised(capsys):
+    def chatty(x, idx):
+        for i in range(500):
+            print("row", i)
+        return _pick(x, idx)
+
+    check("ch1.pick_per_row", chatty, lang="en")
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) < 10, out[:12]
+    assert out[0].startswith("your function printed") and "| row 0" in out[1]
+    assert out[-1].startswith("✔ ch1.pick_per_row")
+    r = run_check("ch1.pick_per_row", chatty, lang="zh")
+    assert r.n_printed >= 500 and r.message.startswith("你的函数在检查期间打印了")
+
+
+def test_a_check_that_runs_too_long_is_stopped_with_a_clear_message():
+    def slow(x, idx):
+        while True:
+            time.sleep(0.01)
+
+    ex = dataclasses.replace(get("ch1.pick_per_row"), time_limit=0.3)
+    started = time.monotonic()
+    r = run(ex, slow)
+    assert time.monotonic() - started < 5
+    assert (r.status, r.case) == ("timeout", 1)
+    text = exercises._messages.render(r, ex.args, None, "en")
+    assert "stopped after 0.3 s on case 1" in text and "too long" in text
+
+
+def test_not_implemented_from_inside_torch_is_an_error_not_a_stub():
+    def sparse(x, idx):
+        return x.to_sparse().gather(1, idx.unsqueeze(1)).squeeze(1)
+
+    r = run_check("ch1.pick_per_row", sparse, lang="en")
+    assert (r.status, r.kind) == ("raised", "exception"), r.message
+    assert "NotImplementedError" in r.message
+
+
+def test_the_stub_says_to_run_its_cell_first():
+    def pick_per_row(x, idx):
+        """The stub."""
+        raise NotImplementedError  # your code here
+
+    r = run_check("ch1.pick_per_row", pick_per_row, lang="en")
+    assert r.status == "not_attempted"
+    assert "run the cell that defines it first" in r.message
+
+
+def test_an_input_changed_in_place_is_named_before_any_backward():
+    def in_place(logits, ids):
+        logits.sub_(logits.logsumexp(-1, keepdim=True))
+        return logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+
+    r = run_check("ch2.pick_logprobs", in_place, lang="en")
+    assert (r.status, r.kind, r.facts.get("arg")) == ("failed", "mutated_input", "logits"), r.message
+    assert "changed its input `logits` in place" in r.message
+
+
+def test_a_result_on_the_meta_device_is_named_as_such():
+    r = run_check("ch1.pick_per_row", lambda x, idx: _pick(x, idx).to("meta"), lang="en")
+    assert (r.status, r.kind, r.facts["got"]) == ("failed", "device", "meta"), r.message
+    assert "returned a tensor on meta" in r.message
+
+
+def test_a_result_that_is_the_callers_tensor_is_named():
+    ex = get("ch4.mask_and_restore")
+    keep_all = next(c for c in ex.cases() if c[2] == c[0].shape[1])
+
+    def lazy(x, noise, keep):
+        return x if keep == x.shape[1] else ex.reference(x, noise, keep)
+
+    assert torch.equal(lazy(*keep_all), ex.reference(*keep_all))
+    r = run_check(ex.name, lazy, lang="en")
+    assert (r.kind, r.hint_key) == ("aliased", "generic.aliased"), r.message
+
+
+def test_an_answer_that_keeps_state_between_calls_is_named():
+    seen = []
+
+    def counting(x, idx):
+        seen.append(1)
+        return _pick(x, idx) * (1 if len(seen) <= 14 else 2)
+
+    r = run_check("ch1.pick_per_row", counting, lang="en")
+    assert (r.kind, r.hint_key) == ("second_call", "generic.second_call"), r.message
+
+
+def test_progress_records_the_latest_check_of_each_exercise(capsys):
+    seen = []
+    exercises.on_result(seen.append)
+    try:
+        check("ch1.unshuffle", get("ch1.unshuffle").reference, lang="en")
+        check("ch1.sort_by_key", lambda v, k: v, lang="en")
+    finally:
+        exercises._LISTENERS.remove(seen.append)
+    assert progress()["ch1.unshuffle"] == "passed" and progress()["ch1.sort_by_key"] == "failed"
+    assert [r.name for r in seen] == ["ch1.unshuffle", "ch1.sort_by_key"]
+
+
+def test_a_hint_needs_the_mistake_on_every_case():
+    ex = get("ch1.pick_per_row")
+    wrong_dim = ex.mistake("wrong_dim").fn
+
+    def once(x, idx):  # the wrong-dim answer on the first case only, another slip after
+        return wrong_dim(x, idx) if x.shape == (3, 5) else _pick(x, idx) + 1
+
+    r = run_check(ex.name, once, lang="en")
+    assert not r.passed and r.hint_key != "wrong_dim", r.message
+    assert run_check(ex.name, wrong_dim, lang="en").hint_key == "wrong_dim"
