@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises._random import _int
+from gatherbook.exercises._checker import Exercise, Mistake, Wrong
+from gatherbook.exercises.cases import between as _int
 
 I64 = torch.int64
 ATOL = 1e-5
@@ -82,8 +82,35 @@ def _top_p_random(g: torch.Generator):
     return _distinct_rows(g, B, V), p
 
 
+def _top_p_ascending(logits, p):  # transformers' way: sort ascending, cut at 1 - p
+    s, order = logits.sort(-1)
+    remove = s.softmax(-1).cumsum(-1) <= 1 - p
+    remove[:, -1] = False
+    return remove.scatter(1, order, remove)
+
+
+def _top_p_gather(logits, p):  # the inverse permutation, read with gather
+    s, order = logits.sort(-1, descending=True)
+    probs = s.softmax(-1)
+    remove = (probs.cumsum(-1) - probs) >= p
+    remove[:, 0] = False
+    return remove.gather(-1, order.argsort(-1))
+
+
+def _top_p_loop(logits, p):
+    out = torch.zeros_like(logits, dtype=torch.bool)
+    for b in range(logits.shape[0]):
+        probs = logits[b].softmax(-1)
+        mass = 0.0
+        for v in logits[b].argsort(descending=True).tolist():
+            out[b, v] = mass >= p and mass > 0
+            mass += probs[v].item()
+    return out
+
+
 TOP_P_REMOVE = Exercise(
     name="ch7.top_p_remove",
+    title={"en": 'The top-p mask in vocabulary order', "zh": '词表顺序下的 top-p 掩码'},
     args=("logits", "p"),
     reference=top_p_remove,
     edge_cases=[
@@ -95,11 +122,21 @@ TOP_P_REMOVE = Exercise(
     random_case=_top_p_random,
     seed=701,
     mistakes=[
-        Mistake("unscattered", _unscattered),
-        Mistake("scatter_with_rank", _scatter_with_rank),
-        Mistake("crossing_removed", _crossing_removed),
-        Mistake("keep_mask", _keep_mask),
+        Mistake("unscattered", _unscattered,
+                en='your mask is still in sorted order: entry j is about token `order[b, j]`, not token j. Write it back with `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)`.',
+                zh='你的掩码还是排序后的顺序：第 j 项说的是词元 `order[b, j]`，而不是词元 j。用 `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)` 把它写回去。'),
+        Mistake("scatter_with_rank", _scatter_with_rank,
+                en='you scattered with the inverse permutation (`order.argsort(-1)`), which sends each entry to the wrong token. Scatter with `order` itself, or gather with the inverse.',
+                zh='你用逆置换（`order.argsort(-1)`）做了 scatter，每一项都被送到了错误的词元上。要用 `order` 本身来 scatter，或者用逆置换来 gather。'),
+        Mistake("crossing_removed", _crossing_removed,
+                en='the token whose probability crosses p is removed too: remove a token only when the mass *before* it, `cumsum - probs`, is already >= p.',
+                zh='概率正好越过 p 的那个词元也被去掉了：只有当它*之前*的概率和 `cumsum - probs` 已经 >= p 时，才去掉这个词元。'),
+        Mistake("keep_mask", _keep_mask,
+                en='your mask is True at the tokens that stay; the answer is True where a token is removed.',
+                zh='你的掩码在保留下来的词元处为 True；答案应在被去掉的词元处为 True。'),
     ],
+    right=[_top_p_ascending, _top_p_gather, _top_p_loop],
+    wrong=[Wrong(lambda logits, p: top_p_remove(logits, p).float(), hint="generic.dtype", kind="dtype")],
 )
 
 
@@ -148,8 +185,41 @@ def _beam_fixed(seed: int, B: int, K: int, V: int, L: int):
     return seqs, _distinct_rows(g, B, K * V).reshape(B, K, V)
 
 
+def _beam_step_loop(seqs, scores):
+    B, K, V = scores.shape
+    rows = []
+    for b in range(B):
+        pairs = sorted(((scores[b, i, v].item(), i, v) for i in range(K) for v in range(V)),
+                       reverse=True)[:K]
+        rows.append(torch.stack([torch.cat([seqs[b, i], seqs.new_tensor([v])]) for _, i, v in pairs]))
+    return torch.stack(rows)
+
+
+def _beam_step_take(seqs, scores):
+    B, K, V = scores.shape
+    f = scores.flatten(1).topk(K).indices
+    beam, token = torch.div(f, V, rounding_mode="floor"), torch.remainder(f, V)
+    return torch.cat([torch.take_along_dim(seqs, beam[..., None], dim=1), token[..., None]], -1)
+
+
+def _beam_step_offsets(seqs, scores):  # the flat cache layout of the chapter: rows b * K + beam
+    B, K, V = scores.shape
+    f = scores.reshape(B, K * V).topk(K).indices
+    rows = (f // V + K * torch.arange(B, device=f.device)[:, None]).reshape(-1)
+    kept = seqs.reshape(B * K, -1).index_select(0, rows).reshape(B, K, -1)
+    return torch.cat([kept, (f % V)[..., None]], -1)
+
+
+def _beam_step_no_offset(seqs, scores):
+    B, K, V = scores.shape
+    f = scores.reshape(B, K * V).topk(K).indices
+    kept = seqs.reshape(B * K, -1).index_select(0, (f // V).reshape(-1)).reshape(B, K, -1)
+    return torch.cat([kept, (f % V)[..., None]], -1)
+
+
 BEAM_STEP = Exercise(
     name="ch7.beam_step",
+    title={"en": 'One step of beam search', "zh": '束搜索的一步'},
     args=("seqs", "scores"),
     reference=beam_step,
     edge_cases=[
@@ -164,10 +234,21 @@ BEAM_STEP = Exercise(
     random_case=_beam_random,
     seed=702,
     mistakes=[
-        Mistake("div_mod_swapped", _beam_step_with(lambda f, K, V: f % V, lambda f, K, V: f // V)),
-        Mistake("divided_by_beams", _beam_step_with(lambda f, K, V: f // K, lambda f, K, V: f % K)),
-        Mistake("per_beam_best", _per_beam_best),
+        Mistake("div_mod_swapped", _beam_step_with(lambda f, K, V: f % V, lambda f, K, V: f // V),
+                en='`//` and `%` are swapped: flat index f = beam * V + token, so beam = f // V and token = f % V.',
+                zh='`//` 和 `%` 弄反了：展平后的索引 `f = beam * V + token`，所以束是 `f // V`，词元是 `f % V`。'),
+        Mistake("divided_by_beams", _beam_step_with(lambda f, K, V: f // K, lambda f, K, V: f % K),
+                en='divide by the vocabulary size V, not by the number of beams K: f = beam * V + token.',
+                zh='要除以词表大小 V，而不是束的个数 K：`f = beam * V + token`。'),
+        Mistake("no_batch_offset", _beam_step_no_offset,
+                en="the beams of row b are rows b * K ... b * K + K - 1 of the flattened `(B * K, L)` sequences: add `K * torch.arange(B)[:, None]` to the beam ids before `index_select` (or gather along dim 1 of `(B, K, L)`).",
+                zh="第 b 行的束是展平后 `(B * K, L)` 序列的第 b * K ... b * K + K - 1 行：在 `index_select` 之前给束编号加上 `K * torch.arange(B)[:, None]`（或者沿 `(B, K, L)` 的 dim 1 做 gather）。"),
+        Mistake("per_beam_best", _per_beam_best,
+                en='each beam kept its own best token; beams compete: take the top K of the flattened (B, K * V) scores, so one beam may continue twice and another not at all.',
+                zh='每个束各自保留了自己最好的词元；但束之间是相互竞争的：要在展平后的 (B, K * V) 分数上取 top K，所以一个束可能延续两次，另一个束一次也不延续。'),
     ],
+    right=[_beam_step_loop, _beam_step_take, _beam_step_offsets],
+    wrong=[Wrong(lambda seqs, scores: beam_step(seqs, scores).int(), hint="generic.dtype", kind="dtype")],
 )
 
 
@@ -207,8 +288,25 @@ def _reorder_random(g: torch.Generator):
     return torch.randint(-49, 50, (B * K, D), generator=g).float() / 10, torch.randint(0, K, (B, K), generator=g)
 
 
+def _reorder_loop(cache, beam):
+    B, K = beam.shape
+    return torch.stack([cache[b * K + beam[b, j]] for b in range(B) for j in range(K)])
+
+
+def _reorder_view(cache, beam):
+    B, K = beam.shape
+    c = cache.reshape(B, K, -1)
+    return c.gather(1, beam[..., None].expand(-1, -1, c.shape[-1])).reshape(cache.shape)
+
+
+def _reorder_index(cache, beam):
+    B, K = beam.shape
+    return cache.reshape(B, K, -1)[torch.arange(B, device=beam.device)[:, None], beam].reshape(cache.shape)
+
+
 REORDER_BEAMS = Exercise(
     name="ch7.reorder_beams",
+    title={"en": 'Reorder a batched beam cache', "zh": '重排批量的束缓存'},
     args=("cache", "beam"),
     reference=reorder_beams,
     edge_cases=[
@@ -221,10 +319,18 @@ REORDER_BEAMS = Exercise(
     seed=703,
     grad="same",
     mistakes=[
-        Mistake("no_batch_offset", _no_offset),
-        Mistake("offset_by_batch_size", _offset_by_batch),
-        Mistake("offset_per_beam", _offset_per_beam),
+        Mistake("no_batch_offset", _no_offset,
+                en="the beam ids are per row of the batch, in [0, K): row b's beams are cache rows b * K ... b * K + K - 1. Add `K * torch.arange(B)[:, None]` before flattening.",
+                zh='束编号是批次中每一行内部的编号，范围是 [0, K)：第 b 行的束是缓存的第 b * K ... b * K + K - 1 行。展平之前先加上 `K * torch.arange(B)[:, None]`。'),
+        Mistake("offset_by_batch_size", _offset_by_batch,
+                en='the offset of row b is b * K (K beams per row), not b * B.',
+                zh='第 b 行的偏移是 `b * K`（每行 K 个束），而不是 `b * B`。'),
+        Mistake("offset_per_beam", _offset_per_beam,
+                en='the offset grows along the batch, not along the beams: row b adds b * K to all its beam ids, `K * torch.arange(B)[:, None]`.',
+                zh='偏移沿批次增长，而不是沿束增长：第 b 行的所有束编号都加上 `b * K`，即 `K * torch.arange(B)[:, None]`。'),
     ],
+    right=[_reorder_loop, _reorder_view, _reorder_index],
+    wrong=[Wrong(lambda cache, beam: reorder_beams(cache, beam).detach(), hint="generic.no_grad", kind="no_grad")],
 )
 
 
@@ -271,8 +377,25 @@ def _moe_x(seed: int, T: int, H: int) -> torch.Tensor:
     return torch.randint(-49, 50, (T, H), generator=torch.Generator().manual_seed(seed)).float() / 10
 
 
+def _dispatch_loop(x, experts):
+    rows = [x[t] for e in range(int(experts.max()) + 1) for t in range(x.shape[0])
+            if (experts[t] == e).any()]
+    return torch.stack(rows)
+
+
+def _dispatch_where(x, experts):
+    return torch.cat([x[torch.where(experts == e)[0]] for e in range(int(experts.max()) + 1)])
+
+
+def _dispatch_gather(x, experts):
+    k = experts.shape[1]
+    tokens = experts.flatten().sort(stable=True).indices // k
+    return x.gather(0, tokens[:, None].expand(-1, x.shape[1]))
+
+
 MOE_DISPATCH = Exercise(
     name="ch7.moe_dispatch",
+    title={"en": 'Dispatch tokens to experts', "zh": '把词元分发给专家'},
     args=("x", "experts"),
     reference=moe_dispatch,
     edge_cases=[
@@ -284,10 +407,18 @@ MOE_DISPATCH = Exercise(
     seed=704,
     grad="same",
     mistakes=[
-        Mistake("order_as_token", _dispatch_order_as_token),
-        Mistake("mod_instead_of_div", _dispatch_mod),
-        Mistake("not_sorted", _dispatch_unsorted),
+        Mistake("order_as_token", _dispatch_order_as_token,
+                en='`argsort` gives flat (token, slot) positions t * k + j, not tokens: the token is `order // k`.',
+                zh='`argsort` 给出的是展平后的（词元，槽位）位置 t * k + j，而不是词元：词元是 `order // k`。'),
+        Mistake("mod_instead_of_div", _dispatch_mod,
+                en='`order % k` is the slot j of each pair; the token is `order // k`.',
+                zh='`order % k` 是每一对的槽位 j；词元是 `order // k`。'),
+        Mistake("not_sorted", _dispatch_unsorted,
+                en='every token is copied k times but the rows are not grouped by expert: sort the flat expert ids with `argsort(stable=True)` and read the tokens in that order.',
+                zh='每个词元都复制了 k 次，但各行没有按专家分组：用 `argsort(stable=True)` 给展平后的专家 id 排序，再按这个顺序读取词元。'),
     ],
+    right=[_dispatch_loop, _dispatch_where, _dispatch_gather],
+    wrong=[Wrong(lambda x, experts: moe_dispatch(x, experts).detach(), hint="generic.no_grad", kind="no_grad")],
 )
 
 
@@ -340,8 +471,31 @@ def _combine_fixed(seed: int, T: int, k: int, H: int):
     return _combine_case(torch.Generator().manual_seed(seed), T, k, H)
 
 
+def _combine_scatter_add(y, order, weights):
+    T, k = weights.shape
+    tok = (order // k)[:, None].expand(-1, y.shape[1])
+    w = weights.flatten().gather(0, order)
+    return y.new_zeros(T, y.shape[1]).scatter_add(0, tok, y * w[:, None])
+
+
+def _combine_unsort(y, order, weights):  # transformers' grouped_mm way: inverse permutation, sum
+    T, k = weights.shape
+    inv = torch.empty_like(order)
+    inv[order] = torch.arange(order.numel(), device=order.device)
+    return (y[inv].reshape(T, k, -1) * weights[..., None]).sum(1)
+
+
+def _combine_loop(y, order, weights):
+    T, k = weights.shape
+    rows = [y.new_zeros(y.shape[1]) for _ in range(T)]
+    for i, pos in enumerate(order.tolist()):
+        rows[pos // k] = rows[pos // k] + weights[pos // k, pos % k] * y[i]
+    return torch.stack(rows)
+
+
 MOE_COMBINE = Exercise(
     name="ch7.moe_combine",
+    title={"en": "Combine the experts' outputs", "zh": '合并专家的输出'},
     args=("y_sorted", "order", "weights"),
     reference=moe_combine,
     edge_cases=[
@@ -356,10 +510,18 @@ MOE_COMBINE = Exercise(
     grad="same",
     atol=ATOL,
     mistakes=[
-        Mistake("weights_unsorted", _combine_weights_unsorted),
-        Mistake("no_weights", _combine_no_weights),
-        Mistake("index_add_wrong_dim", _combine_wrong_dim),
+        Mistake("weights_unsorted", _combine_weights_unsorted,
+                en='the weights are in (token, slot) order but `y_sorted` is in sorted order: take `weights.reshape(-1)[order]` so each row gets its own weight.',
+                zh='权重是（词元，槽位）的顺序，而 `y_sorted` 是排序后的顺序：取 `weights.reshape(-1)[order]`，让每一行拿到自己的权重。'),
+        Mistake("no_weights", _combine_no_weights,
+                en='each row must be multiplied by its routing weight before it is added.',
+                zh='每一行在相加之前都要乘以它的路由权重。'),
+        Mistake("index_add_wrong_dim", _combine_wrong_dim,
+                en='the token ids select rows: `index_add_(0, order // k, ...)`, along dim 0.',
+                zh='词元 id 选的是行：`index_add_(0, order // k, ...)`，沿 dim 0。'),
     ],
+    right=[_combine_scatter_add, _combine_unsort, _combine_loop],
+    wrong=[Wrong(lambda y, order, weights: moe_combine(y, order, weights).detach(), hint="generic.no_grad", kind="no_grad")],
 )
 
 
@@ -401,8 +563,25 @@ def _route_random(g: torch.Generator):
     return _distinct_rows(g, T, E, step=0.4), _int(g, 1, min(3, E - 1))
 
 
+def _route_softmax_of_topk(router_logits, k):  # the softmax of the kept logits: the same weights
+    v, e = router_logits.topk(k, -1)
+    return torch.zeros_like(router_logits).scatter(1, e, v.softmax(-1))
+
+
+def _route_masked(router_logits, k):
+    kth = router_logits.topk(k, -1).values[:, -1:]
+    return router_logits.masked_fill(router_logits < kth, float("-inf")).softmax(-1)
+
+
+def _route_one_hot(router_logits, k):
+    w, e = router_logits.softmax(-1).topk(k, -1)
+    hot = torch.nn.functional.one_hot(e, router_logits.shape[1]).to(w.dtype)  # (T, k, E)
+    return (hot * (w / w.sum(-1, keepdim=True))[..., None]).sum(1)
+
+
 ROUTE_WEIGHTS = Exercise(
     name="ch7.route_weights",
+    title={"en": 'Routing weights', "zh": '路由权重'},
     args=("router_logits", "k"),
     reference=route_weights,
     edge_cases=[
@@ -415,149 +594,18 @@ ROUTE_WEIGHTS = Exercise(
     grad="same",
     atol=ATOL,
     mistakes=[
-        Mistake("not_renormalised", _route_not_renormalised),
-        Mistake("masked_with_zero", _route_zero_masked),
-        Mistake("scatter_dim0", _route_dim0),
+        Mistake("not_renormalised", _route_not_renormalised,
+                en="the k kept probabilities sum to less than 1: divide them by their sum (Mixtral's rule).",
+                zh='保留下来的 k 个概率之和小于 1：要把它们除以它们的和（Mixtral 的做法）。'),
+        Mistake("masked_with_zero", _route_zero_masked,
+                en='a logit set to 0 still gets probability after the softmax: mask with `-inf`, or scatter the renormalised top-k weights into zeros.',
+                zh='被设成 0 的 logit 经过 softmax 之后仍然有概率：要用 `-inf` 做掩码，或者把重新归一化后的 top-k 权重 scatter 到全零张量里。'),
+        Mistake("scatter_dim0", _route_dim0,
+                en='the expert ids are columns: scatter along dim 1 (`scatter(1, experts, weights)`).',
+                zh='专家 id 是列：沿 dim 1 做 scatter（`scatter(1, experts, weights)`）。'),
     ],
+    right=[_route_softmax_of_topk, _route_masked, _route_one_hot],
+    wrong=[Wrong(lambda router_logits, k: route_weights(router_logits, k).detach(), hint="generic.no_grad", kind="no_grad")],
 )
 
 EXERCISES = [TOP_P_REMOVE, BEAM_STEP, REORDER_BEAMS, MOE_DISPATCH, MOE_COMBINE, ROUTE_WEIGHTS]
-
-MESSAGES = {
-    "en": {
-        "top_p_remove": {
-            "title": "The top-p mask in vocabulary order",
-            "unscattered": (
-                "your mask is still in sorted order: entry j is about token `order[b, j]`, not token j. "
-                "Write it back with `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)`."),
-            "scatter_with_rank": (
-                "you scattered with the inverse permutation (`order.argsort(-1)`), which sends each entry "
-                "to the wrong token. Scatter with `order` itself, or gather with the inverse."),
-            "crossing_removed": (
-                "the token whose probability crosses p is removed too: remove a token only when the "
-                "mass *before* it, `cumsum - probs`, is already >= p."),
-            "keep_mask": (
-                "your mask is True at the tokens that stay; the answer is True where a token is removed."),
-        },
-        "beam_step": {
-            "title": "One step of beam search",
-            "div_mod_swapped": (
-                "`//` and `%` are swapped: flat index f = beam * V + token, so beam = f // V and "
-                "token = f % V."),
-            "divided_by_beams": (
-                "divide by the vocabulary size V, not by the number of beams K: f = beam * V + token."),
-            "per_beam_best": (
-                "each beam kept its own best token; beams compete: take the top K of the flattened "
-                "(B, K * V) scores, so one beam may continue twice and another not at all."),
-        },
-        "reorder_beams": {
-            "title": "Reorder a batched beam cache",
-            "no_batch_offset": (
-                "the beam ids are per row of the batch, in [0, K): row b's beams are cache rows "
-                "b * K ... b * K + K - 1. Add `K * torch.arange(B)[:, None]` before flattening."),
-            "offset_by_batch_size": (
-                "the offset of row b is b * K (K beams per row), not b * B."),
-            "offset_per_beam": (
-                "the offset grows along the batch, not along the beams: row b adds b * K to all its "
-                "beam ids, `K * torch.arange(B)[:, None]`."),
-        },
-        "moe_dispatch": {
-            "title": "Dispatch tokens to experts",
-            "order_as_token": (
-                "`argsort` gives flat (token, slot) positions t * k + j, not tokens: the token is "
-                "`order // k`."),
-            "mod_instead_of_div": (
-                "`order % k` is the slot j of each pair; the token is `order // k`."),
-            "not_sorted": (
-                "every token is copied k times but the rows are not grouped by expert: sort the flat "
-                "expert ids with `argsort(stable=True)` and read the tokens in that order."),
-        },
-        "moe_combine": {
-            "title": "Combine the experts' outputs",
-            "weights_unsorted": (
-                "the weights are in (token, slot) order but `y_sorted` is in sorted order: take "
-                "`weights.reshape(-1)[order]` so each row gets its own weight."),
-            "no_weights": (
-                "each row must be multiplied by its routing weight before it is added."),
-            "index_add_wrong_dim": (
-                "the token ids select rows: `index_add_(0, order // k, ...)`, along dim 0."),
-        },
-        "route_weights": {
-            "title": "Routing weights",
-            "not_renormalised": (
-                "the k kept probabilities sum to less than 1: divide them by their sum (Mixtral's rule)."),
-            "masked_with_zero": (
-                "a logit set to 0 still gets probability after the softmax: mask with `-inf`, or scatter "
-                "the renormalised top-k weights into zeros."),
-            "scatter_dim0": (
-                "the expert ids are columns: scatter along dim 1 (`scatter(1, experts, weights)`)."),
-        },
-    },
-    "zh": {
-        "top_p_remove": {
-            "title": "词表顺序下的 top-p 掩码",
-            "unscattered": (
-                "你的掩码还是排序后的顺序：第 j 项说的是词元 `order[b, j]`，而不是词元 j。"
-                "用 `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)` 把它写回去。"),
-            "scatter_with_rank": (
-                "你用逆置换（`order.argsort(-1)`）做了 scatter，每一项都被送到了错误的词元上。"
-                "要用 `order` 本身来 scatter，或者用逆置换来 gather。"),
-            "crossing_removed": (
-                "概率正好越过 p 的那个词元也被去掉了：只有当它*之前*的概率和 `cumsum - probs` 已经 >= p 时，"
-                "才去掉这个词元。"),
-            "keep_mask": (
-                "你的掩码在保留下来的词元处为 True；答案应在被去掉的词元处为 True。"),
-        },
-        "beam_step": {
-            "title": "束搜索的一步",
-            "div_mod_swapped": (
-                "`//` 和 `%` 弄反了：展平后的索引 `f = beam * V + token`，所以束是 `f // V`，词元是 `f % V`。"),
-            "divided_by_beams": (
-                "要除以词表大小 V，而不是束的个数 K：`f = beam * V + token`。"),
-            "per_beam_best": (
-                "每个束各自保留了自己最好的词元；但束之间是相互竞争的：要在展平后的 (B, K * V) 分数上取 top K，"
-                "所以一个束可能延续两次，另一个束一次也不延续。"),
-        },
-        "reorder_beams": {
-            "title": "重排批量的束缓存",
-            "no_batch_offset": (
-                "束编号是批次中每一行内部的编号，范围是 [0, K)：第 b 行的束是缓存的第 b * K ... b * K + K - 1 行。"
-                "展平之前先加上 `K * torch.arange(B)[:, None]`。"),
-            "offset_by_batch_size": (
-                "第 b 行的偏移是 `b * K`（每行 K 个束），而不是 `b * B`。"),
-            "offset_per_beam": (
-                "偏移沿批次增长，而不是沿束增长：第 b 行的所有束编号都加上 `b * K`，即 "
-                "`K * torch.arange(B)[:, None]`。"),
-        },
-        "moe_dispatch": {
-            "title": "把词元分发给专家",
-            "order_as_token": (
-                "`argsort` 给出的是展平后的（词元，槽位）位置 t * k + j，而不是词元：词元是 `order // k`。"),
-            "mod_instead_of_div": (
-                "`order % k` 是每一对的槽位 j；词元是 `order // k`。"),
-            "not_sorted": (
-                "每个词元都复制了 k 次，但各行没有按专家分组：用 `argsort(stable=True)` 给展平后的专家 id 排序，"
-                "再按这个顺序读取词元。"),
-        },
-        "moe_combine": {
-            "title": "合并专家的输出",
-            "weights_unsorted": (
-                "权重是（词元，槽位）的顺序，而 `y_sorted` 是排序后的顺序：取 `weights.reshape(-1)[order]`，"
-                "让每一行拿到自己的权重。"),
-            "no_weights": (
-                "每一行在相加之前都要乘以它的路由权重。"),
-            "index_add_wrong_dim": (
-                "词元 id 选的是行：`index_add_(0, order // k, ...)`，沿 dim 0。"),
-        },
-        "route_weights": {
-            "title": "路由权重",
-            "not_renormalised": (
-                "保留下来的 k 个概率之和小于 1：要把它们除以它们的和（Mixtral 的做法）。"),
-            "masked_with_zero": (
-                "被设成 0 的 logit 经过 softmax 之后仍然有概率：要用 `-inf` 做掩码，或者把重新归一化后的 top-k "
-                "权重 scatter 到全零张量里。"),
-            "scatter_dim0": (
-                "专家 id 是列：沿 dim 1 做 scatter（`scatter(1, experts, weights)`）。"),
-        },
-    },
-}
