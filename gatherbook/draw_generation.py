@@ -53,13 +53,13 @@ def draw_routing(experts: torch.Tensor, num_experts: int | None = None) -> Figur
     n = T * k
     gaps = int((counts > 0).sum()) - 1  # a small gap between expert groups
     height = (n + 0.4 * gaps) * _ROW_H + 0.75
-    fig = plt.figure(figsize=(3.7, height), facecolor=style.PAPER)
+    fig = plt.figure(figsize=(3.35, height), facecolor=style.PAPER)
     ax = fig.add_axes([0, 0, 1, 1])
-    ax.set_xlim(0, 3.7)
+    ax.set_xlim(0, 3.35)
     ax.set_ylim(height, 0)
     ax.axis("off")
     top = 0.55
-    x_tok, x_row, x_grp = 0.6, 2.35, 3.2
+    x_tok, x_row, x_grp = 0.55, 2.1, 2.85
     ax.text(x_tok, 0.25, "x[t]", ha="center", fontsize=style.FS_TITLE, family=style.FONT, color=style.INK)
     ax.text(x_row, 0.25, "x_sorted", ha="center", fontsize=style.FS_TITLE, family=style.FONT, color=style.INK)
     # sorted rows, grouped by expert

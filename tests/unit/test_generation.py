@@ -249,7 +249,7 @@ def test_moe_equals_mixtral_sparse_moe_block_in_values_and_gradients():
 
 def test_routing_picture_fits_a_phone_and_checks_its_input():
     fig = draw_routing(torch.tensor([[0, 2], [2, 1], [1, 3]]), 4)
-    assert fig.get_size_inches()[0] <= 3.9
+    assert fig.get_size_inches()[0] <= 3.5
     with pytest.raises(TypeError, match="integer"):
         draw_routing(torch.zeros(3, 2))
     with pytest.raises(ValueError, match="1..8 tokens"):
