@@ -1,0 +1,257 @@
+"""gatherbook.generation (Chapter 7): the sampling filters, beam search and Mixture of Experts,
+against loops, against each other, and against the installed transformers (no download)."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from gatherbook.draw_generation import draw_routing  # noqa: E402
+from gatherbook.generation import (beam_offsets, beam_search, combine, dispatch, flat_topk,  # noqa: E402
+                                   greedy, moe_loop, moe_sorted, reorder_cache, route, sample,
+                                   swiglu_experts, top_k_filter, top_p_filter, top_p_filter_gather)
+
+INF = float("-inf")
+
+
+def _rows(seed=0, B=200, V=30, scale=2.0):
+    return torch.randn(B, V, generator=torch.Generator().manual_seed(seed)) * scale
+
+
+# --- sampling ------------------------------------------------------------------------------------
+
+def test_greedy_is_argmax_and_ties_go_to_the_lowest_id():
+    assert greedy(torch.tensor([[1.0, 3.0, 3.0], [0.0, -1.0, 0.5]])).tolist() == [1, 2]
+
+
+def test_top_k_keeps_the_k_largest_and_every_tie_at_the_cut():
+    x = _rows(1)
+    out = top_k_filter(x, 5)
+    for row, o in zip(x, out):
+        kept = set(torch.isfinite(o).nonzero().flatten().tolist())
+        assert kept == set(row.topk(5).indices.tolist())
+    tied = torch.tensor([[2.0, 1.0, 1.0, 0.0]])
+    assert torch.isfinite(top_k_filter(tied, 2)).sum() == 3
+    assert torch.isfinite(top_k_filter(tied, 1, min_tokens_to_keep=2)).sum() == 3
+    assert torch.equal(top_k_filter(tied, 10), tied)
+
+
+def _top_p_loop(row, p, keep):
+    probs = row.softmax(-1)
+    remove = torch.zeros_like(row, dtype=torch.bool)
+    mass = 0.0
+    for rank, v in enumerate(row.argsort(descending=True, stable=True).tolist()):
+        remove[v] = rank >= keep and mass >= p
+        mass += probs[v].item()
+    return remove
+
+
+@pytest.mark.parametrize("p", [0.0, 0.3, 0.9])
+@pytest.mark.parametrize("keep", [1, 4])
+def test_top_p_equals_a_loop_and_the_gather_form(p, keep):
+    x = _rows(2, B=50, V=12)
+    out = top_p_filter(x, p, keep)
+    assert torch.equal(out, top_p_filter_gather(x, p, keep))
+    for row, o in zip(x, out):
+        assert torch.equal(torch.isinf(o), _top_p_loop(row, p, keep))
+    assert torch.equal(out[torch.isfinite(out)], x[torch.isfinite(out)])  # kept logits unchanged
+
+
+def test_top_p_keeps_the_crossing_token_and_works_on_any_leading_shape():
+    x = torch.tensor([[1.0, 3.0, -1.0, 2.5, 0.0, 2.0]])
+    assert torch.isfinite(top_p_filter(x, 0.8)).nonzero()[:, 1].tolist() == [1, 3, 5]
+    x3 = _rows(3, B=6, V=7).reshape(2, 3, 7)
+    assert torch.equal(top_p_filter(x3, 0.6), top_p_filter(x3.reshape(6, 7), 0.6).reshape(2, 3, 7))
+
+
+def test_top_p_rejects_a_bad_p():
+    with pytest.raises(ValueError, match="p must lie in"):
+        top_p_filter(_rows(), 1.5)
+
+
+def test_sample_is_seeded_never_draws_inf_and_follows_the_softmax():
+    logits = torch.tensor([[0.0, 1.0, -1.0, INF]]).expand(20000, 4).contiguous()
+    a = sample(logits, torch.Generator().manual_seed(0))
+    b = sample(logits, torch.Generator().manual_seed(0))
+    assert torch.equal(a, b) and a.dtype == torch.int64 and a.shape == (20000,)
+    assert (a != 3).all()
+    freq = torch.bincount(a, minlength=4).float() / len(a)
+    assert torch.allclose(freq[:3], logits[0, :3].softmax(-1), atol=0.015)
+    hot = sample(logits[:2000], torch.Generator().manual_seed(1), temperature=0.1)
+    assert (hot == 1).float().mean() > 0.99
+
+
+def test_sample_refuses_a_row_without_a_finite_logit():
+    with pytest.raises(ValueError, match="no finite value"):
+        sample(torch.tensor([[0.0, 1.0], [INF, INF]]), torch.Generator())
+    with pytest.raises(ValueError, match="temperature"):
+        sample(torch.zeros(1, 3), torch.Generator(), temperature=0.0)
+
+
+# --- beam search --------------------------------------------------------------------------------
+
+def test_flat_topk_recovers_beam_and_token_with_div_and_mod():
+    s = _rows(4, B=3 * 4, V=7).reshape(3, 4, 7)
+    values, beam, token = flat_topk(s, 4)
+    assert torch.equal(values, s[torch.arange(3)[:, None], beam, token])
+    for b in range(3):
+        ranked = sorted(((s[b, i, v].item(), i, v) for i in range(4) for v in range(7)), reverse=True)[:4]
+        assert [(i, v) for _, i, v in ranked] == list(zip(beam[b].tolist(), token[b].tolist()))
+
+
+def test_beam_offsets_add_b_times_k():
+    assert beam_offsets(torch.tensor([[1, 0, 0], [2, 2, 1]])).tolist() == [1, 0, 0, 5, 5, 4]
+    assert beam_offsets(torch.tensor([[1, 1]])).tolist() == [1, 1]
+
+
+def test_reorder_cache_is_index_select_along_dim_0():
+    cache = [torch.arange(24.0).reshape(6, 2, 2), torch.arange(6)]
+    idx = torch.tensor([2, 2, 0, 4, 3, 3])
+    out = reorder_cache(cache, idx)
+    assert torch.equal(out[0], cache[0][idx]) and out[1].tolist() == [2, 2, 0, 4, 3, 3]
+
+
+def _toy_step(V=6, seed=0):
+    table = torch.randn(V, V, generator=torch.Generator().manual_seed(seed)).log_softmax(-1)
+    return lambda seqs: table[seqs[:, -1]]  # a bigram model: (N, L) -> (N, V)
+
+
+def test_beam_search_of_a_batch_equals_each_row_alone():
+    step = _toy_step()
+    prompts = torch.tensor([[0, 3], [5, 1], [2, 2]])
+    best, logp = beam_search(step, prompts, 3, 5)
+    for b in range(3):
+        one, one_logp = beam_search(step, prompts[b:b + 1], 3, 5)
+        assert torch.equal(best[b], one[0]) and torch.allclose(logp[b], one_logp[0])
+    assert best.shape == (3, 7) and torch.equal(best[:, :2], prompts)
+
+
+def test_beam_search_with_one_beam_is_greedy():
+    step = _toy_step(seed=1)
+    seqs = torch.tensor([[4]])
+    for _ in range(5):
+        seqs = torch.cat([seqs, greedy(step(seqs))[:, None]], 1)
+    assert torch.equal(beam_search(step, torch.tensor([[4]]), 1, 5)[0], seqs)
+
+
+# --- Mixture of Experts --------------------------------------------------------------------------
+
+def _moe(seed=0, T=9, H=5, Fh=7, E=4, k=2):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(T, H, generator=g)
+    router = torch.randn(T, E, generator=g)
+    w = [torch.randn(E, Fh, H, generator=g), torch.randn(E, Fh, H, generator=g), torch.randn(E, H, Fh, generator=g)]
+    return x, router, w, k
+
+
+def test_route_renormalises_the_top_k_of_the_softmax():
+    _, router, _, k = _moe()
+    weights, experts = route(router, k)
+    assert torch.allclose(weights.sum(-1), torch.ones(len(router)))
+    assert torch.equal(experts, router.topk(k).indices)
+    assert torch.allclose(weights, router.topk(k).values.softmax(-1), atol=1e-6)
+
+
+def test_dispatch_groups_tokens_by_expert_in_token_order():
+    x = torch.arange(4.0)[:, None].expand(4, 2)
+    experts = torch.tensor([[1, 0], [0, 2], [2, 1], [0, 3]])
+    x_sorted, order, counts = dispatch(x, experts)
+    assert x_sorted[:, 0].tolist() == [0, 1, 3, 0, 2, 1, 2, 3]
+    assert counts.tolist() == [3, 2, 2, 1] and order.tolist() == [1, 2, 6, 0, 5, 3, 4, 7]
+
+
+def test_combine_equals_scatter_add_and_a_loop():
+    x, router, w, k = _moe(1)
+    weights, experts = route(router, k)
+    x_sorted, order, _ = dispatch(x, experts)
+    out = combine(x_sorted, order, weights, len(x))
+    assert torch.allclose(out, x * 1.0, atol=1e-6)  # the weights of a token sum to 1
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_sorted_dispatch_equals_the_loop_in_values_and_gradients(k):
+    x, router, w, _ = _moe(2, k=k)
+    leaves = [t.clone().requires_grad_() for t in (x, router, *w)]
+    outs = []
+    for fn in (moe_loop, moe_sorted):
+        xx, rr, *ww = leaves
+        weights, experts = route(rr, k)
+        outs.append(fn(xx, weights, experts, swiglu_experts(*ww)))
+    assert torch.allclose(outs[0], outs[1], atol=1e-5)
+    ga = torch.autograd.grad(outs[0].square().sum(), leaves)
+    gb = torch.autograd.grad(outs[1].square().sum(), leaves)
+    scale = max(a.abs().max().item() for a in ga)  # float32 rounding grows with the values
+    assert all((a - b).abs().max() <= 1e-5 * scale for a, b in zip(ga, gb))
+
+
+def test_an_expert_nobody_chose_is_skipped():
+    x, router, w, k = _moe(3, E=5)
+    router[:, 4] = -1e4  # expert 4 is never in anyone's top k
+    weights, experts = route(router, k)
+    fns = swiglu_experts(*w)
+    assert torch.allclose(moe_sorted(x, weights, experts, fns), moe_loop(x, weights, experts, fns), atol=1e-5)
+
+
+# --- against the installed transformers ---------------------------------------------------------
+
+def test_filters_equal_transformers_warpers():
+    lp = pytest.importorskip("transformers.generation.logits_process")
+    x = _rows(5, B=500, V=40)
+    for k in (1, 3, 39):
+        for m in (1, 5):
+            assert torch.equal(top_k_filter(x, k, m), lp.TopKLogitsWarper(k, min_tokens_to_keep=m)(None, x))
+    for p in (0.05, 0.5, 0.95):
+        for m in (1, 3):
+            assert torch.equal(top_p_filter(x, p, m), lp.TopPLogitsWarper(p, min_tokens_to_keep=m)(None, x))
+
+
+def test_reorder_cache_equals_dynamic_cache():
+    transformers = pytest.importorskip("transformers")
+    config = transformers.MixtralConfig(hidden_size=8, num_hidden_layers=3, num_attention_heads=2,
+                                        num_key_value_heads=2, num_local_experts=2, intermediate_size=8)
+    kv = [torch.randn(6, 2, 3, 4) for _ in range(6)]
+    cache = transformers.DynamicCache(config=config)
+    for layer in range(3):
+        cache.update(kv[2 * layer], kv[2 * layer + 1], layer)
+    idx = beam_offsets(torch.tensor([[2, 0, 0], [1, 1, 2]]))
+    cache.reorder_cache(idx)
+    theirs = [t for layer in cache.layers for t in (layer.keys, layer.values)]
+    assert all(torch.equal(a, b) for a, b in zip(reorder_cache(kv, idx), theirs))
+
+
+def test_moe_equals_mixtral_sparse_moe_block_in_values_and_gradients():
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.mixtral.modeling_mixtral import MixtralSparseMoeBlock
+
+    transformers.logging.set_verbosity_error()
+    config = transformers.MixtralConfig(hidden_size=12, intermediate_size=20, num_local_experts=5,
+                                        num_experts_per_tok=2)
+    torch.manual_seed(0)
+    block = MixtralSparseMoeBlock(config)
+    for p in block.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    h = torch.randn(3, 4, 12)
+    h1, h2 = h.clone().requires_grad_(), h.clone().requires_grad_()
+    params = [block.gate.weight, block.experts.gate_up_proj, block.experts.down_proj]
+    mine = [p.detach().clone().requires_grad_() for p in params]
+    weights, experts = route(h2.reshape(-1, 12) @ mine[0].T, 2)
+    fns = swiglu_experts(*mine[1].chunk(2, dim=1), mine[2])
+    ours = moe_sorted(h2.reshape(-1, 12), weights, experts, fns).reshape(h.shape)
+    theirs = block(h1)
+    assert torch.allclose(ours, theirs, atol=1e-5, rtol=1e-5)
+    ga = torch.autograd.grad(theirs.square().sum(), [h1, *params])
+    gb = torch.autograd.grad(ours.square().sum(), [h2, *mine])
+    assert all(torch.allclose(a, b, atol=1e-4, rtol=1e-4) for a, b in zip(ga, gb))
+
+
+# --- the picture --------------------------------------------------------------------------------
+
+def test_routing_picture_fits_a_phone_and_checks_its_input():
+    fig = draw_routing(torch.tensor([[0, 2], [2, 1], [1, 3]]), 4)
+    assert fig.get_size_inches()[0] <= 3.5
+    with pytest.raises(TypeError, match="integer"):
+        draw_routing(torch.zeros(3, 2))
+    with pytest.raises(ValueError, match="1..8 tokens"):
+        draw_routing(torch.zeros(9, 2, dtype=torch.long))
+    matplotlib.pyplot.close("all")
