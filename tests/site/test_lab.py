@@ -113,14 +113,16 @@ def chapter_in_lab(lab, request):
             outside = []
             page.on("request", lambda r: r.url.startswith(("http://", "https://")) and not r.url.startswith(lab)
                     and outside.append(r.url))
-            page.goto(lab + "lab/tree/" + CHAPTER, wait_until="load")
+            # a workspace of its own: the other chapter, opened before, does not come back
+            workspace = CHAPTER.split("/")[0]
+            page.goto(f"{lab}lab/workspaces/{workspace}/tree/{CHAPTER}", wait_until="load")
             page.wait_for_function("n => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= n",
-                                   arg=len(notebook["cells"]), timeout=60_000)
+                                   arg=len(notebook["cells"]), timeout=120_000)  # a busy machine
             # every markdown cell rendered (jupyterlab-myst renders asynchronously), except the
             # collapsed ones (a solution's opening cell shows only its placeholder)
             page.wait_for_function("""() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell')]
                 .every(c => c.querySelector('.myst, .jp-MarkdownOutput, .jp-InputPlaceholder'))""",
-                timeout=60_000)
+                timeout=120_000)  # a busy machine
             page.wait_for_timeout(500)
             cells = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(c => {
                 const visible = e => !!e && e.offsetParent !== null && !e.classList.contains('lm-mod-hidden');

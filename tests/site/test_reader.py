@@ -367,7 +367,8 @@ def test_run_page_offers_everything_needed_as_one_zip(site, edition):
             for folder in ("notebooks/en", "notebooks/zh") for p in (sh.ROOT / folder).glob("*.ipynb")}
     want |= {f"gather-book/{p.relative_to(sh.ROOT).as_posix()}" for p in (sh.ROOT / "gatherbook").rglob("*.py")
              if "__pycache__" not in p.parts}
-    want |= {f"gather-book/{f}" for f in ("requirements.txt", "pyproject.toml", "Makefile", "README.md")}
+    want |= {f"gather-book/{f}" for f in ("requirements.txt", "pyproject.toml", "Makefile", "README.md",
+                                         "README.zh.md")}
     # package data the notebooks read (chapter 6 shows a recorded benchmark run)
     want |= {f"gather-book/{p.relative_to(sh.ROOT).as_posix()}"
              for p in (sh.ROOT / "gatherbook" / "bench_results").glob("*.json")}
