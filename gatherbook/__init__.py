@@ -10,7 +10,7 @@ Every notebook imports the package once and calls its helpers through ``gb``::
 ``__all__`` below is the table of contents, chapter by chapter; each helper's docstring says
 "Introduced in Chapter N", the chapter that explains it. The names load on first use (a chapter
 that draws no figure does not import matplotlib). The modules behind them: ``runtime`` (language
-and device), ``draw*`` (figures), ``exercises`` (checkers), ``logprobs``, ``fused_logprobs``,
+and device), ``figures`` (the figure kit), ``exercises`` (checkers), ``logprobs``, ``fused_logprobs``,
 ``vocab_parallel``, ``memory``, ``tinylm``, ``vision``, ``bench`` (recorded measurements).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     # Chapter 1: gather
     "setup": ("gatherbook.runtime", 1),
     "device": ("gatherbook.runtime", 1),
-    "draw_gather": ("gatherbook.draw", 1),
+    "draw_gather": ("gatherbook.figures.gather", 1),
     "check": ("gatherbook.exercises", 1),
     "run_check": ("gatherbook.exercises", 1),
     # Chapter 2: token log-probs
@@ -32,31 +32,48 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "ALICE": ("gatherbook.tinylm", 2),
     "CharVocab": ("gatherbook.tinylm", 2),
     "TinyLM": ("gatherbook.tinylm", 2),
-    "draw_shift": ("gatherbook.draw_logprobs", 2),
-    "draw_char_logprobs": ("gatherbook.draw_logprobs", 2),
-    "draw_token_mask": ("gatherbook.draw_logprobs", 2),
-    "draw_peaks": ("gatherbook.draw_logprobs", 2),
-    "draw_errors": ("gatherbook.draw_logprobs", 2),
+    "draw_shift": ("gatherbook.figures.tokens", 2),
+    "draw_char_logprobs": ("gatherbook.figures.tokens", 2),
+    "draw_token_mask": ("gatherbook.figures.tokens", 2),
+    "draw_peaks": ("gatherbook.figures.charts", 2),
+    "draw_errors": ("gatherbook.figures.charts", 2),
     # Chapter 3: RL action values
-    "draw_q_picks": ("gatherbook.draw_rl", 3),
-    "draw_curves": ("gatherbook.draw_rl", 3),
-    "draw_grid_policy": ("gatherbook.draw_rl", 3),
+    "draw_q_picks": ("gatherbook.figures.rl", 3),
+    "draw_curves": ("gatherbook.figures.charts", 3),
+    "draw_grid_policy": ("gatherbook.figures.rl", 3),
     # Chapter 4: vision patches
     "sample_image": ("gatherbook.vision", 4),
-    "draw_patches": ("gatherbook.draw_vision", 4),
-    "draw_patch_rows": ("gatherbook.draw_vision", 4),
+    "draw_patches": ("gatherbook.figures.images", 4),
+    "draw_patch_rows": ("gatherbook.figures.images", 4),
     # Chapter 5: scatter
     "patchify": ("gatherbook.vision", 5),
     "unpatchify": ("gatherbook.vision", 5),
-    "draw_scatter": ("gatherbook.draw_scatter", 5),
-    "draw_images": ("gatherbook.draw_scatter", 5),
+    "draw_scatter": ("gatherbook.figures.scatter", 5),
+    "draw_images": ("gatherbook.figures.images", 5),
     # Chapter 6: pitfalls and performance
     "fused_token_logprobs": ("gatherbook.fused_logprobs", 6),
     "run_vocab_parallel": ("gatherbook.vocab_parallel", 6),
     "recorded": ("gatherbook.bench", 6),
     "format_table": ("gatherbook.bench", 6),
     "speed_figures": ("gatherbook.bench", 6),
-    "draw_ratios": ("gatherbook.plots_bench", 6),
+    "draw_ratios": ("gatherbook.figures.charts", 6),
+    # Chapter 7: generation (sampling, beam search, Mixture of Experts)
+    "greedy": ("gatherbook.generation", 7),
+    "top_k_filter": ("gatherbook.generation", 7),
+    "top_p_filter": ("gatherbook.generation", 7),
+    "top_p_filter_gather": ("gatherbook.generation", 7),
+    "sample": ("gatherbook.generation", 7),
+    "flat_topk": ("gatherbook.generation", 7),
+    "beam_offsets": ("gatherbook.generation", 7),
+    "reorder_cache": ("gatherbook.generation", 7),
+    "beam_search": ("gatherbook.generation", 7),
+    "route": ("gatherbook.generation", 7),
+    "dispatch": ("gatherbook.generation", 7),
+    "combine": ("gatherbook.generation", 7),
+    "swiglu_experts": ("gatherbook.generation", 7),
+    "moe_loop": ("gatherbook.generation", 7),
+    "moe_sorted": ("gatherbook.generation", 7),
+    "draw_routing": ("gatherbook.draw_generation", 7),
 }
 
 __all__ = list(_EXPORTS)
