@@ -105,10 +105,10 @@ def test_the_example_module_of_contributing_works(tmp_path, monkeypatch):
 
     text = (Path(__file__).resolve().parents[2] / "CONTRIBUTING.md").read_text(encoding="utf-8")
     code = re.search(r"```python\n(\"\"\"Chapter 7 exercises.*?)```", text, re.S).group(1)
-    _with_chapter(tmp_path, monkeypatch, "ch7", code)
-    assert names() == ["ch7.row_max"]
-    ex = get("ch7.row_max")
-    assert run_check(ex.name, ex.reference, lang="zh").message == "✔ ch7.row_max：10 个用例全部通过"
+    _with_chapter(tmp_path, monkeypatch, "ch9", code)
+    assert names() == ["ch9.row_max"]
+    ex = get("ch9.row_max")
+    assert run_check(ex.name, ex.reference, lang="zh").message == "✔ ch9.row_max：10 个用例全部通过"
     for m in ex.mistakes:
         assert run_check(ex.name, m.fn, lang="en").hint_key == m.key
     assert run_check(ex.name, lambda x: x.max(1).values, lang="en").passed
