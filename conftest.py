@@ -76,7 +76,7 @@ def pytest_terminal_summary(terminalreporter):
     if any(v == "over the goal" for v in verdicts.values()):
         terminalreporter.write_line(
             f"note: over the {goal:g} s goal is not a failure (a busy machine is slower); "
-            "measure on a quiet machine with `python -m gatherbook.bench`.")
+            "measure on a quiet machine with `python tools/bench.py`.")
     over = [nb for nb, v in verdicts.items() if v == "OVER THE LIMIT"]
     if over:
         terminalreporter.write_line(
