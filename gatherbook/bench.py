@@ -117,7 +117,8 @@ def speed_figures(device: torch.device | str = "cpu", quick: bool = False) -> di
         "take_along_dim_vs_indexing_ratio": t["take_along_dim"] / t["indexing"],
         "onehot_matmul_vs_indexing_ratio": t["onehot"] / t["indexing"],
     }
-    # Bandwidth: copy whole rows of a float32 table: 4096 x 2048 (32 MB) in quick mode, 8192 x 4096 (128 MB) otherwise.
+    # Bandwidth: copy whole rows of a float32 table, 4096 x 2048 (32 MB) in quick mode,
+    # 8192 x 4096 (128 MB) otherwise.
     rows_, width = (4096, 2048) if quick else (8192, 4096)
     big = torch.randn(rows_, width, generator=gen).to(device)
     perm = torch.randperm(rows_, generator=gen).to(device)
