@@ -150,9 +150,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "generic.tuple": "你返回了一个含 {count} 个元素的元组；答案应是一个张量（`max(dim)`、`sort`、"
                          "`topk` 等函数会同时返回值和索引，`return x` 后面多一个逗号也会得到元组）。",
         "generic.not_tensor": "请返回一个 torch.Tensor。",
-        "generic.size_one": "值是对的，除了大小为 1 的维度以外各维大小也一致，而形状必须完全相同：用 "
-                            "`unsqueeze(d)`/`squeeze(d)` 并写明维度来补上或去掉这些维度（不写维度的 "
-                            "`squeeze()` 还会把大小为 1 的批次维或长度维也去掉）。",
+        "generic.size_one": "值都对，除大小为 1 的维度外各维大小也一致，但形状必须完全相同：用 "
+                            "`unsqueeze(d)` 补上、用 `squeeze(d)` 去掉这些维度（不带参数的 `squeeze()` "
+                            "会连大小为 1 的批次维一起去掉）。",
         "generic.aliased": "请返回新的张量（`x.clone()` 或某个运算的结果），而不是输入本身或它的视图："
                            "调用者改动其中一个时，不会想到另一个也跟着变。",
         "generic.second_call": "两次调用之间不要保留状态：不要对输入调用 `.backward()`，不要累积 "

@@ -77,7 +77,7 @@ PICK_LOGPROBS = Exercise(
     mistakes=[
         Mistake("raw_logits", lambda logits, ids: logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1),
                 en="you gathered the raw logits. A logit is a score defined up to a constant per row, not a log-probability: apply `log_softmax(-1)` first, then gather.",
-                zh="你 gather 的是原始 logits。logit 只是每行差一个常数的分数，不是对数概率：先做 `log_softmax(-1)`，再 gather。"),
+                zh="你 gather 的是原始 logits。logits 只是得分：给一行加上同一个常数，概率不变，logits 却变了，所以它们不是对数概率。先做 `log_softmax(-1)`，再 gather。"),
         Mistake(
             "probabilities",
             lambda logits, ids: logits.softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1),

@@ -349,7 +349,7 @@ POLICY_LOGPROBS = Exercise(
                 zh="在 float32 中概率下溢为 0 时（这里是 -200 的 logit），`softmax(-1).log()` 会得到 -inf；`log_softmax(-1)` 则保持有限。"),
         Mistake("raw_logits", lambda x, a: pick(x, a),
                 en="logits are scores defined up to a constant per row, not log-probabilities: apply `log_softmax(-1)` before the gather.",
-                zh="logits 是每行差一个常数的分数，不是对数概率：在 gather 之前先做 `log_softmax(-1)`。"),
+                zh="logits 只是得分：给一行加上同一个常数，概率不变，logits 却变了，所以它们不是对数概率。在 gather 之前先做 `log_softmax(-1)`。"),
         Mistake("softmax_over_batch", lambda x, a: pick(x.log_softmax(0), a),
                 en="`log_softmax(0)` normalises over the batch; each state's distribution runs over its actions, the last dim: `log_softmax(-1)`.",
                 zh="`log_softmax(0)` 是沿批次归一化；每个状态的分布是在它的各个动作上，即最后一维：`log_softmax(-1)`。"),

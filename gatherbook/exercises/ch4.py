@@ -389,7 +389,7 @@ KEEP_BY_CLS_ATTENTION = Exercise(
         Mistake("index_includes_cls",
                 _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=False),
                 en="the indices count the patch tokens from 0 but you gathered from the whole sequence, where token 0 is the class token: every pick is one token too early. Gather from `x[:, 1:]` (or add 1 to the indices).",
-                zh="索引从 0 开始数的是图像块词元，你却在整个序列上 gather，而序列的第 0 个词元是类别词元：每个选择都早了一个词元。应在 `x[:, 1:]` 上 gather（或者把索引加 1）。"),
+                zh="索引从 0 开始数的是图像块词元，你却在整个序列上 gather，而序列的第 0 个词元是类别词元：选中的每个词元都错开了一个位置。应在 `x[:, 1:]` 上 gather（或者把索引加 1）。"),
         Mistake("attention_to_cls", _with_cls_attn(lambda a: a[:, :, 1:, 0].mean(dim=1)),
                 en="`attn[:, :, 1:, 0]` is how much each patch attends to the class token (a column); EViT uses what the class token attends to, its row: `attn[:, :, 0, 1:]`.",
                 zh="`attn[:, :, 1:, 0]` 是每个图像块对类别词元的注意力（一列）；EViT 用的是类别词元对各图像块的注意力，即它的那一行：`attn[:, :, 0, 1:]`。"),

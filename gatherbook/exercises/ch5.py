@@ -136,7 +136,7 @@ HISTOGRAM = Exercise(
         Mistake("float_counts", lambda x, e: torch.zeros(
             x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x)),
                 en="the counts are float: `torch.zeros(B, bins)` and `torch.ones_like(x)` are float32. Count in int64: zeros with `dtype=torch.long` and `torch.ones_like(b)` of the int64 bin numbers.",
-                zh="计数成了浮点数：`torch.zeros(B, bins)` 和 `torch.ones_like(x)` 都是 float32。应当用 int64 计数：全零张量加上 `dtype=torch.long`，加的 1 用 int64 箱号的 `torch.ones_like(b)`。"),
+                zh="计数成了浮点数：`torch.zeros(B, bins)` 和 `torch.ones_like(x)` 都是 float32。请用 int64 计数：全零张量用 `dtype=torch.long` 创建，累加的 1 用 `torch.ones_like(b)`（`b` 是 int64 的箱号）。"),
         Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1),
                 en="this counts the whole batch in one histogram; the task asks for one per row, shape (B, bins): scatter_add_ along dim=1.",
                 zh="这样把整个批次统计成一个直方图；题目要求每行一个，形状为 (B, bins)：沿 dim=1 做 scatter_add_。"),
