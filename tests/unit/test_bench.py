@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gatherbook import bench
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("tools_bench", ROOT / "tools" / "bench.py")
 tools_bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tools_bench)
