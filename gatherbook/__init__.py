@@ -73,7 +73,7 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "swiglu_experts": ("gatherbook.generation", 7),
     "moe_loop": ("gatherbook.generation", 7),
     "moe_sorted": ("gatherbook.generation", 7),
-    "draw_routing": ("gatherbook.draw_generation", 7),
+    "draw_routing": ("gatherbook.figures.generation", 7),
 }
 
 __all__ = list(_EXPORTS)

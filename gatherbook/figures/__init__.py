@@ -17,6 +17,7 @@ module                  public drawing functions                         chapter
                         ``draw_images``
 ``figures.charts``      ``draw_peaks``, ``draw_errors``, ``draw_curves``,  2, 3, 6
                         ``draw_ratios`` (all ``bars`` / ``lines``)
+``figures.generation``  ``draw_routing``                                 7
 ======================  ===============================================  ===========
 
 Labels are code identifiers and numbers only, so one figure serves both editions; the caption,
@@ -24,6 +25,7 @@ in the page's language, lives in the notebook cell. End a figure cell with ``;``
 """
 from gatherbook.figures.charts import bars, draw_curves, draw_errors, draw_peaks, draw_ratios, lines
 from gatherbook.figures.gather import draw_gather
+from gatherbook.figures.generation import draw_routing
 from gatherbook.figures.grid import draw_tensors
 from gatherbook.figures.images import draw_images, draw_patch_rows, draw_patches
 from gatherbook.figures.rl import draw_grid_policy, draw_q_picks
@@ -34,6 +36,6 @@ from gatherbook.figures.tokens import draw_char_logprobs, draw_shift, draw_token
 __all__ = [
     "draw_gather", "draw_tensors", "draw_scatter", "draw_shift", "draw_char_logprobs",
     "draw_token_mask", "draw_q_picks", "draw_grid_policy", "draw_patches", "draw_patch_rows",
-    "draw_images", "draw_peaks", "draw_errors", "draw_curves", "draw_ratios", "bars", "lines",
+    "draw_images", "draw_peaks", "draw_errors", "draw_curves", "draw_ratios", "draw_routing", "bars", "lines",
     "use_book_format",
 ]

@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from gatherbook.draw_generation import draw_routing  # noqa: E402
+from gatherbook.figures.generation import draw_routing  # noqa: E402
 from gatherbook.generation import (beam_offsets, beam_search, combine, dispatch, flat_topk,  # noqa: E402
                                    greedy, moe_loop, moe_sorted, reorder_cache, route, sample,
                                    swiglu_experts, top_k_filter, top_p_filter, top_p_filter_gather)

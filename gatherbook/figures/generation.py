@@ -12,7 +12,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from gatherbook import style
+from gatherbook.figures import style
 
 __all__ = ["draw_routing"]
 
