@@ -57,7 +57,7 @@ SYMBOLS = {
 GROUPS: dict[str, tuple[str, ...]] = {
     "arith": ("+", "-", "*", "/", "//", "%", "-x", "abs", "clamp", "minimum", "maximum"),
     "compare": ("<", "<=", ">", ">=", "==", "!=", "&", "|", "~"),
-    "shape": ("x[...]", "view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as",
+    "shape": ("x[...]", "x[...] =", "view", "reshape", "unsqueeze", "squeeze", "expand", "expand_as",
               "flatten", "permute", "transpose", "contiguous", "cat", "stack"),
     "create": ("arange", "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
                "new_zeros", "new_ones", "new_full", "clone", "to", "long", "float", "bool"),
