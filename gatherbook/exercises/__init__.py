@@ -23,8 +23,13 @@ As an autograder (a teacher's script)::
 - :func:`names` lists the exercises, :func:`get` returns one :class:`Exercise`,
   :func:`title` its title in a language.
 
-Each chapter has one module named in :data:`CHAPTERS` that declares ``EXERCISES`` (a list of
-:class:`Exercise`) and ``MESSAGES`` (titles and hints per language); see CONTRIBUTING.md.
+Each chapter has one module named in :data:`CHAPTERS` that declares ``EXERCISES``: a list of
+:class:`Exercise`, each holding its reference, cases, right answers, planted wrong answers and its
+words (title and hints in every language). See /API-exercises.md and CONTRIBUTING.md.
+
+Hooks for other pages (the puzzles): :func:`progress` is what this session has checked and how it
+went; :func:`on_result` registers a function called with every :class:`CheckResult` that
+:func:`check` prints.
 """
 from __future__ import annotations
 
@@ -37,40 +42,54 @@ from typing import TYPE_CHECKING, Any, Callable
 import torch
 
 from gatherbook.exercises import _messages
-from gatherbook.exercises._checker import CheckResult, Exercise, Mistake, run
+from gatherbook.exercises._checker import CheckResult, Exercise, Mistake, Rule, Wrong, run
 from gatherbook.runtime import LANGUAGES, resolve
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "check", "figure", "get", "names",
-           "run_check", "title"]
+__all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "Rule", "Wrong", "check", "figure", "get",
+           "names", "on_result", "progress", "run_check", "title"]
 
 #: The chapters' exercise modules, in book order: a new chapter appends its module's name.
 CHAPTERS = ("ch1", "ch2", "ch3", "ch4", "ch5", "ch6")
 
 _REGISTRY: dict[str, Exercise] = {}
-_TEXTS: dict[str, dict[str, dict[str, dict[str, str]]]] = {}  # chapter -> its MESSAGES
+_TEXTS: dict[str, dict[str, dict[str, dict[str, str]]]] = {}  # chapter -> its MESSAGES (old layout)
+_PROGRESS: dict[str, CheckResult] = {}
+_LISTENERS: list[Callable[[CheckResult], None]] = []
 
 
 def _validate(chapter: str, module: Any) -> None:
     """A chapter module declares each exercise once, under its name, with its words in every language."""
-    messages = getattr(module, "MESSAGES", None)
-    if not isinstance(messages, dict) or set(messages) != set(LANGUAGES):
-        raise ValueError(f"{chapter}.py: MESSAGES needs one table per language {LANGUAGES}")
+    messages = getattr(module, "MESSAGES", None)  # the old layout: words in a table beside EXERCISES
     for ex in module.EXERCISES:
         if not ex.name.startswith(chapter + "."):
             raise ValueError(f"exercise {ex.name!r} is declared in {chapter}.py; "
                              f"its name must start with {chapter + '.'!r}")
         if ex.name in _REGISTRY:
             raise ValueError(f"exercise {ex.name!r} is declared twice")
-        short = ex.name.split(".", 1)[1]
-        wanted = {"title"} | {m.key for m in ex.mistakes}
+        keys = [m.key for m in ex.mistakes]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{ex.name}: two mistakes share a key: {keys}")
+        for w in ex.wrong:
+            if w.hint is not None and not w.hint.startswith("generic.") and w.hint not in keys:
+                raise ValueError(f"{ex.name}: a wrong answer must get hint {w.hint!r}, which no mistake declares")
+        if messages is not None:
+            short = ex.name.split(".", 1)[1]
+            wanted = {"title"} | set(keys)
+            for lang in LANGUAGES:
+                have = set(messages.get(lang, {}).get(short, {}))
+                if have != wanted:
+                    raise ValueError(f"{chapter}.py: MESSAGES[{lang!r}][{short!r}] has {sorted(have)}; "
+                                     f"expected 'title' and one hint per mistake: {sorted(wanted)}")
+            continue
         for lang in LANGUAGES:
-            have = set(messages[lang].get(short, {}))
-            if have != wanted:
-                raise ValueError(f"{chapter}.py: MESSAGES[{lang!r}][{short!r}] has {sorted(have)}; "
-                                 f"expected 'title' and one hint per mistake: {sorted(wanted)}")
+            if not ex.title.get(lang):
+                raise ValueError(f"{ex.name}: no title in {lang!r}; declare title={{'en': ..., 'zh': ...}}")
+            missing = [m.key for m in ex.mistakes if not getattr(m, lang, "")]
+            if missing:
+                raise ValueError(f"{ex.name}: mistakes {missing} have no hint in {lang!r}")
 
 
 def _load() -> dict[str, Exercise]:
@@ -81,7 +100,8 @@ def _load() -> dict[str, Exercise]:
             module = importlib.import_module(f"gatherbook.exercises.{chapter}")
             _validate(chapter, module)
             found.update((ex.name, ex) for ex in module.EXERCISES)
-            _TEXTS[chapter] = module.MESSAGES
+            if hasattr(module, "MESSAGES"):
+                _TEXTS[chapter] = module.MESSAGES
         _REGISTRY.update(found)
     return _REGISTRY
 
@@ -111,25 +131,44 @@ def get(name: str, *, lang: str | None = None) -> Exercise:
     return _get(name, resolve(lang))
 
 
-def _words(name: str, lang: str) -> dict[str, str]:
-    chapter, short = name.split(".", 1)
-    return _TEXTS[chapter][lang][short]
-
-
 def title(name: str, lang: str | None = None) -> str:
     """The title of exercise ``name`` in ``lang`` (default: the notebook's language)."""
     lang = resolve(lang)
-    return _words(_get(name, lang).name, lang)["title"]
+    ex = _get(name, lang)
+    chapter, short = ex.name.split(".", 1)
+    return ex.title[lang] if ex.title else _TEXTS[chapter][lang][short]["title"]
 
 
 def hint(result: CheckResult, lang: str) -> str | None:
-    """The hint ``result.hint_key`` names, in ``lang``: the chapter's or the checker's."""
+    """The hint ``result.hint_key`` names, in ``lang``: the exercise's or the checker's."""
     key = result.hint_key
     if key is None:
         return None
     if key.startswith("generic."):
         return _messages.text(lang, key, **result.hint_params)
-    return _words(result.name, lang)[key]
+    ex = _load()[result.name]
+    chapter, short = ex.name.split(".", 1)
+    return ex.mistake(key).__dict__[lang] if chapter not in _TEXTS else _TEXTS[chapter][lang][short][key]
+
+
+def _rule_text(ex: Exercise, result: CheckResult, lang: str) -> str | None:
+    if result.kind != "rule":
+        return None
+    rule = next(r for r in ex.rules if r.key == result.facts["rule"])
+    return getattr(rule, lang).format(**result.facts)
+
+
+def progress() -> dict[str, str]:
+    """What this session has checked so far: exercise name -> status of its latest check
+    (``"passed"``, ``"failed"``, ``"raised"``, ``"not_attempted"``, ``"timeout"``)."""
+    return {name: r.status for name, r in _PROGRESS.items()}
+
+
+def on_result(callback: Callable[[CheckResult], None]) -> Callable[[CheckResult], None]:
+    """Call ``callback(result)`` after every :func:`check` (e.g. a puzzle page's score); returns it,
+    so it can be used as a decorator."""
+    _LISTENERS.append(callback)
+    return callback
 
 
 def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> CheckResult:
@@ -158,7 +197,7 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
         raise TypeError(_messages.text(lang, "error.not_callable", name=ex.name, short=ex.name.split(".", 1)[1],
                                        what=_messages.type_name(fn), extra=extra))
     result = run(ex, fn)
-    message = _messages.render(result, ex.args, hint(result, lang), lang)
+    message = _messages.render(result, ex.args, hint(result, lang), lang, _rule_text(ex, result, lang))
     return dataclasses.replace(result, lang=lang, message=message)
 
 
@@ -218,6 +257,9 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
         TypeError: ``fn`` is not callable.
     """
     result = run_check(name, fn, lang=lang)
+    _PROGRESS[result.name] = result
+    for listener in _LISTENERS:
+        listener(result)
     print(_messages.fit(result.message))  # lines fit the page's code column (88 columns)
     fig = figure(result)
     if fig is not None:

@@ -12,8 +12,14 @@ would on a GPU), and, for ``Exercise.chunk_rows``, the rows each operation recei
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+import contextlib
+import dis
+import io
+import signal
+import threading
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -23,48 +29,93 @@ from gatherbook.exercises._messages import scalar, shape, type_name
 Case = tuple  # the positional arguments of one call
 
 #: The kinds of failure, in the order they are looked for.
-KINDS = ("exception", "type", "shape", "dtype", "values", "mutated_input", "no_grad", "has_grad",
-         "grad", "device", "not_chunked")
+KINDS = ("exception", "device", "mutated_input", "type", "shape", "dtype", "values", "aliased",
+         "no_grad", "has_grad", "grad", "second_call", "not_chunked", "rule")
 
 
 @dataclass(frozen=True)
 class Mistake:
-    """A plausible wrong answer, named by ``key`` when a reader's output equals ``fn``'s.
+    """A plausible wrong answer and the hint it gets: ``fn`` takes the exercise's arguments.
 
-    ``fn`` takes the exercise's arguments, like the reference. Its hint is the chapter's
-    ``MESSAGES[lang][exercise][key]``. Tests use ``fn`` as a planted wrong answer.
+    The checker names it (prints its hint) only when the reader's output equals ``fn``'s on every
+    case, so a coincidence on one case names nothing. ``fn`` is also a planted wrong answer: the
+    generic test checks that it is rejected with this hint. ``en``, ``zh``: the hint's words.
     """
 
     key: str
     fn: Callable[..., Any]
+    en: str = ""
+    zh: str = ""
+
+
+@dataclass(frozen=True)
+class Wrong:
+    """A planted wrong answer that must be rejected, with the hint it must get.
+
+    ``hint``: a :class:`Mistake` key of the same exercise, ``"generic.<what>"`` (one of the
+    checker's hints) or ``None`` (rejected with no hint); ``kind``: the failure it must get (one of
+    :data:`KINDS`), or ``None`` when any rejection will do. ``why``: what the answer does (for
+    whoever reads the declaration; not shown to readers).
+    """
+
+    fn: Callable[..., Any]
+    hint: str | None = None
+    kind: str | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A check of its own that an answer must pass once its values are right (an extension point).
+
+    ``test(fn, case)`` runs the reader's ``fn`` on one case (fresh copies of the inputs) and returns
+    ``None`` when the rule holds, or a dict of facts when it is broken; ``en``/``zh`` is the message,
+    ``str.format``-ed with those facts (e.g. an allowed-operations guard: "`{op}` is not allowed
+    here"). Tried on every case, in declaration order, after all the built-in checks.
+    """
+
+    key: str
+    test: Callable[[Callable[..., Any], Case], dict | None]
+    en: str = ""
+    zh: str = ""
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise: what is correct and the cases it is checked on (its words are in ``MESSAGES``).
+    """One exercise: everything about it in one declaration.
 
     Attributes:
         name: ``"chN.snake_case"``, the name readers pass to ``check``.
+        title: the exercise's heading per language (``{"en": ..., "zh": ...}``); the notebooks'
+            ``{exercise}`` headings must say the same (a test holds them to it).
         args: names of the positional arguments, in order (used when printing a case).
         reference: the correct solution (it must create tensors on its inputs' device).
         edge_cases: hand-written cases, checked first (small, so the feedback is readable).
         random_case: ``random_case(g) -> Case`` draws one case from a CPU ``torch.Generator``.
         n_random: how many random cases to draw.
         seed: the generator's seed, so the cases are the same on every run.
+        more_cases: ``more_cases() -> list[Case]``, cases from any other generator (e.g. examples
+            of a hypothesis strategy, drawn once with a fixed seed), checked after the random ones.
         rtol, atol: tolerance of :func:`torch.allclose` for floating-point answers.
-        mistakes: known wrong answers (the first whose output matches is named).
+        mistakes: plausible wrong answers, each with its hint (see :class:`Mistake`).
+        right: answers written other ways (indexing, ``take_along_dim``, loops, one-hot, library
+            calls) that must pass.
+        wrong: more planted wrong answers that must be rejected (see :class:`Wrong`).
         grad: ``"same"``: the result is trained through; it must carry a gradient equal to the
-            reference's with respect to every floating-point input. ``"none"``: the result is a
-            fixed target and must carry no gradient. ``None``: not checked.
+            reference's with respect to the floating-point inputs named in ``grad_args`` (all of
+            them when ``None``). ``"none"``: the result is a fixed target and must carry no
+            gradient. ``None``: not checked.
         chunk_rows: if set, no operation except slicing may receive more than this many rows
             (first-dimension entries) of the first argument at once.
+        rules: more checks of its own (see :class:`Rule`).
+        time_limit: seconds a whole check may take before it is stopped.
     """
 
     name: str
     args: tuple[str, ...]
     reference: Callable[..., Any]
     edge_cases: Sequence[Case]
-    random_case: Callable[[torch.Generator], Case]
+    random_case: Callable[[torch.Generator], Case] | None = None
     n_random: int = 8
     seed: int = 0
     rtol: float = 1e-5
@@ -72,15 +123,27 @@ class Exercise:
     mistakes: Sequence[Mistake] = ()
     grad: str | None = None
     chunk_rows: int | None = None
+    title: Mapping[str, str] = field(default_factory=dict)
+    right: Sequence[Callable[..., Any]] = ()
+    wrong: Sequence[Wrong] = ()
+    more_cases: Callable[[], Sequence[Case]] | None = None
+    grad_args: tuple[str, ...] | None = None
+    rules: Sequence[Rule] = ()
+    time_limit: float = 10.0
 
     def __post_init__(self) -> None:
         if self.grad not in (None, "same", "none"):
             raise ValueError(f"{self.name}: grad={self.grad!r}; expected None, 'same' or 'none'")
 
     def cases(self) -> list[Case]:
-        """The edge cases followed by ``n_random`` seeded random ones (same list on every call)."""
+        """The edge cases, ``n_random`` seeded random ones, then ``more_cases()`` (same list on every call)."""
         g = torch.Generator(device="cpu").manual_seed(self.seed)
-        return list(self.edge_cases) + [self.random_case(g) for _ in range(self.n_random)]
+        drawn = [self.random_case(g) for _ in range(self.n_random)] if self.random_case else []
+        return list(self.edge_cases) + drawn + (list(self.more_cases()) if self.more_cases else [])
+
+    def mistake(self, key: str) -> Mistake:
+        """The :class:`Mistake` called ``key``."""
+        return next(m for m in self.mistakes if m.key == key)
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,8 +152,9 @@ class CheckResult:
 
     Attributes:
         name: the exercise.
-        status: ``"passed"``, ``"failed"`` (a wrong result), ``"raised"`` (the function raised)
-            or ``"not_attempted"`` (the stub's own ``raise NotImplementedError``).
+        status: ``"passed"``, ``"failed"`` (a wrong result), ``"raised"`` (the function raised),
+            ``"not_attempted"`` (the stub's own ``raise NotImplementedError``) or ``"timeout"``
+            (stopped after ``Exercise.time_limit`` seconds; ``case`` is the case it was on).
         n_cases: how many cases there are.
         case: the failing case, 1-based; ``None`` unless failed or raised.
         kind: what failed first, one of :data:`KINDS`; ``None`` unless failed or raised.
@@ -102,6 +166,8 @@ class CheckResult:
         inputs, expected, got: the failing case's arguments and outputs (``got`` is ``None``
             when the function raised).
         differs: where ``got`` differs from ``expected`` (a boolean tensor) for a values failure.
+        printed, n_printed: the first lines the answer printed during the check, and how many
+            it printed in all (prints are captured, not shown as they come).
         lang, message: the language of the message and the message itself.
     """
 
@@ -117,6 +183,8 @@ class CheckResult:
     expected: Any = field(default=None, repr=False)
     got: Any = field(default=None, repr=False)
     differs: torch.Tensor | None = field(default=None, repr=False)
+    printed: tuple[str, ...] = field(default=(), repr=False)
+    n_printed: int = 0
     lang: str = ""
     message: str = ""
 
@@ -145,24 +213,29 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class _Raised:
-    """What a call raised, compared by type and message (to recognise a known mistake)."""
-
     type_name: str
     text: str
-    stub: bool = False  # the function's own `raise NotImplementedError`
+    stub: bool = False  # the function's own `raise NotImplementedError` statement
 
     @classmethod
     def of(cls, e: BaseException, fn: Callable[..., Any] | None = None) -> "_Raised":
-        stub = False
-        if isinstance(e, NotImplementedError) and fn is not None:
-            tb = e.__traceback__
-            while tb is not None and tb.tb_next is not None:
-                tb = tb.tb_next
-            stub = tb is not None and tb.tb_frame.f_code is getattr(fn, "__code__", None)
+        stub = isinstance(e, NotImplementedError) and fn is not None and _raised_by_statement(e, fn)
         return cls(type(e).__name__, str(e).strip(), stub)
 
     def same(self, other: Any) -> bool:
         return isinstance(other, _Raised) and (self.type_name, self.text) == (other.type_name, other.text)
+
+
+def _raised_by_statement(e: BaseException, fn: Callable[..., Any]) -> bool:
+    """Whether ``e`` comes from a ``raise`` statement in ``fn``'s own body (the stub's), not from a
+    call it made (``gather`` on a sparse tensor raises ``NotImplementedError`` from inside torch)."""
+    code = getattr(fn, "__code__", None)
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if code is None or tb is None or tb.tb_frame.f_code is not code:
+        return False
+    return any(ins.offset == tb.tb_lasti and ins.opname == "RAISE_VARARGS" for ins in dis.get_instructions(code))
 
 
 @dataclass
@@ -171,6 +244,8 @@ class _Outcome:
     mutated: str | None = None    # the first argument changed in place
     requires_grad: bool = False
     grads: tuple | None = None    # gradients w.r.t. the floating-point inputs (grad == "same")
+    device: str | None = None     # the device of a tensor output on another device than its inputs'
+    aliased: str | None = None    # the argument whose memory the output shares
 
 
 def _is_float(a: Any) -> bool:
@@ -197,22 +272,53 @@ def _changed(before: torch.Tensor, after: torch.Tensor) -> bool:
                                                    and torch.equal(after.nan_to_num(), before.nan_to_num()))
 
 
-def _call(fn: Callable[..., Any], case: Case, names: Sequence[str], grad: str | None = None) -> _Outcome:
+def _storage(t: torch.Tensor) -> int:
+    try:
+        return t.untyped_storage().data_ptr() if t.layout == torch.strided and t.device.type != "meta" else 0
+    except Exception:  # tensors without storage (functional wrappers ...)
+        return 0
+
+
+def _fresh_state() -> None:
+    """The state every call starts from, whatever an earlier answer or the session left."""
+    torch.set_grad_enabled(True)
+    torch.set_default_dtype(torch.float32)
+
+
+def _call(fn: Callable[..., Any], case: Case, names: Sequence[str], grad: str | None = None,
+          grad_args: Sequence[str] | None = None) -> _Outcome:
     """``fn(*case)`` on fresh copies of the inputs, never letting an exception escape.
 
     With ``grad``, floating-point inputs are copies of leaf tensors that require grad (copies, so
     that an in-place operation is allowed and seen as such); with ``grad == "same"`` the
-    gradient of ``sum(out * w)`` for fixed weights ``w`` is returned.
+    gradient of ``sum(out * w)`` for fixed weights ``w`` is returned, unless an input was changed
+    in place (that is reported as such, before any backward runs).
     """
-    leaves = [a.detach().clone().requires_grad_(True) if grad and _is_float(a) else a for a in case]
+    _fresh_state()
+    leaves = [a.detach().clone().requires_grad_(True)
+              if grad and _is_float(a) and (grad_args is None or n in grad_args) else a
+              for n, a in zip(names, case)]
     args = [a.clone() if isinstance(a, torch.Tensor) else a for a in leaves]
     try:
         out = fn(*args)
     except Exception as e:  # the reader's code: report it, never let it escape
         return _Outcome(_Raised.of(e, fn))
+    finally:
+        _fresh_state()
     mutated = next((n for n, a, b in zip(names, case, args)
                     if isinstance(a, torch.Tensor) and _changed(a, b)), None)
     outcome = _Outcome(out, mutated, isinstance(out, torch.Tensor) and out.requires_grad)
+    if isinstance(out, torch.Tensor):
+        inputs = {a.device.type for a in case if isinstance(a, torch.Tensor)} or {"cpu"}
+        if out.device.type == "meta" and "meta" not in inputs:
+            outcome.device = "meta"
+            return outcome
+        ptr = _storage(out)
+        outcome.aliased = next((n for n, a in zip(names, args) if isinstance(a, torch.Tensor)
+                                and (a is out or (ptr and _storage(a) == ptr))), None)
+    if mutated:
+        outcome.out = _plain(out) if isinstance(out, torch.Tensor) else out
+        return outcome
     if grad == "same" and outcome.requires_grad and out.is_floating_point():
         floats = [leaf for leaf in leaves if isinstance(leaf, torch.Tensor) and leaf.requires_grad]
         w = torch.linspace(0.5, 1.5, max(out.numel(), 1), dtype=out.dtype)[:out.numel()].reshape(out.shape)
@@ -328,6 +434,11 @@ def _on_meta(fn: Callable[..., Any], case: Case) -> tuple[str, str] | None:
     return None
 
 
+#: operations that take a tensor for its dtype and device only (preallocating an output)
+_READS_NO_VALUES = {"new_zeros", "new_empty", "new_ones", "new_full", "new_tensor", "zeros_like",
+                    "empty_like", "ones_like", "full_like", "size", "dim", "__len__"}
+
+
 class _RowCounter(TorchFunctionMode):
     """The most rows of ``watched`` that an operation making a new tensor received at once.
 
@@ -344,6 +455,8 @@ class _RowCounter(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
+        if getattr(func, "__name__", "") in _READS_NO_VALUES:  # x.new_zeros(n) reads no row of x
+            return out
         # an operation that makes a new tensor (not a view, not a number) counts its inputs' rows
         outs = out if isinstance(out, (list, tuple)) else (out,)
         if any(isinstance(o, torch.Tensor) and not self._watched(o) for o in outs):
@@ -372,70 +485,176 @@ def _rows_seen(fn: Callable[..., Any], case: Case) -> int | None:
 # --------------------------------------------------------------------------------------------
 # running an exercise
 
-def _failure(ex: Exercise, n: int, k: int, case: Case, expected: Any, got: _Outcome, kind: str,
-             facts: dict, differs: torch.Tensor | None = None) -> CheckResult:
-    """The record of case ``k`` failing with ``kind``, with the hint that fits the evidence."""
-    hint_key, params = None, {}
-    if kind in ("exception", "type", "shape", "dtype", "values"):  # the output itself is wrong
+class _TimeUp(BaseException):
+    """Raised into a check that ran past its time limit (not an Exception: answers cannot catch it)."""
+
+
+@contextlib.contextmanager
+def _isolated(limit: float):
+    """Run a check apart from the session: its state restored, its prints captured, its time limited.
+
+    Grad mode, the default dtype, the deterministic-algorithms flags, anomaly mode and the RNG
+    states are put back as they were; what the answer prints goes to the yielded buffer; after
+    ``limit`` seconds :class:`_TimeUp` is raised into the running code (where a timer signal is
+    available: the main thread of a Unix process, which a notebook's kernel is).
+    """
+    saved = (torch.is_grad_enabled(), torch.get_default_dtype(), torch.are_deterministic_algorithms_enabled(),
+             torch.is_deterministic_algorithms_warn_only_enabled(), torch.is_anomaly_enabled(),
+             torch.get_rng_state(), torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
+    buffer = io.StringIO()
+    timer = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if timer:
+        def _stop(signum, frame):
+            raise _TimeUp
+
+        previous = signal.signal(signal.SIGALRM, _stop)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            yield buffer
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        grad, dtype, det, warn_only, anomaly, rng, cuda_rng = saved
+        torch.set_grad_enabled(grad)
+        torch.set_default_dtype(dtype)
+        torch.use_deterministic_algorithms(det, warn_only=warn_only)
+        torch.autograd.set_detect_anomaly(anomaly)
+        torch.set_rng_state(rng)
+        if cuda_rng is not None:
+            torch.cuda.set_rng_state_all(cuda_rng)
+
+
+#: how many of the answer's printed lines a message quotes
+PRINTED_LINES = 3
+
+
+class _Run:
+    """One check of ``fn`` against ``ex``: the reader's outcomes, kept for the hints."""
+
+    def __init__(self, ex: Exercise, fn: Callable[..., Any]):
+        self.ex, self.fn = ex, fn
+        self.cases = ex.cases()
+        self.n = len(self.cases)
+        self.k = 0  # the case being checked (for a time-out)
+        self._got: dict[int, _Outcome] = {}
+
+    def call(self, fn: Callable[..., Any], case: Case, grad: str | None = None) -> _Outcome:
+        return _call(fn, case, self.ex.args, grad, self.ex.grad_args)
+
+    def got(self, k: int) -> _Outcome:
+        """The reader's outcome on case ``k`` (1-based), without the gradient."""
+        if k not in self._got:
+            self._got[k] = self.call(self.fn, self.cases[k - 1])
+        return self._got[k]
+
+    def named_mistake(self) -> str | None:
+        """The key of the declared mistake whose output equals the reader's on every case."""
+        ex = self.ex
         for m in ex.mistakes:
-            if _same(_call(m.fn, case, ex.args).out, got.out, ex.rtol, ex.atol):
-                hint_key = m.key
-                break
-        if hint_key is None and kind != "exception":
-            hint_key, params = _generic_hint(expected, got.out)
-    else:
-        hint_key = "generic." + kind
-        params = {"limit": ex.chunk_rows} if kind == "not_chunked" else {}
-    raised = isinstance(got.out, _Raised)
-    return CheckResult(ex.name, "raised" if raised else "failed", n, k, kind, facts, hint_key, params,
-                       inputs=case, expected=expected, got=None if raised else got.out, differs=differs)
+            if all(_same(self.call(m.fn, case).out, self.got(k).out, ex.rtol, ex.atol)
+                   for k, case in enumerate(self.cases, start=1)):
+                return m.key
+        return None
+
+    def failure(self, k: int, expected: Any, got: _Outcome, kind: str, facts: dict,
+                differs: torch.Tensor | None = None) -> CheckResult:
+        """The record of case ``k`` failing with ``kind``, with the hint the evidence supports."""
+        ex, case = self.ex, self.cases[k - 1]
+        hint_key, params = None, {}
+        if kind in ("exception", "type", "shape", "dtype", "values"):  # the output itself is wrong
+            hint_key = self.named_mistake()
+            if hint_key is None and kind != "exception":
+                hint_key, params = _generic_hint(expected, got.out)
+        elif kind == "rule":
+            hint_key = None
+        else:
+            hint_key = "generic." + kind
+            params = {"limit": ex.chunk_rows} if kind == "not_chunked" else {}
+        raised = isinstance(got.out, _Raised)
+        shown = None if raised or got.device else got.out
+        return CheckResult(ex.name, "raised" if raised else "failed", self.n, k, kind, facts, hint_key, params,
+                           inputs=case, expected=expected, got=shown, differs=differs)
+
+    def check(self) -> CheckResult:
+        ex, fn = self.ex, self.fn
+        firsts: dict[int, Any] = {}
+        for k, case in enumerate(self.cases, start=1):
+            self.k = k
+            ref = self.call(ex.reference, case, ex.grad)
+            if isinstance(ref.out, _Raised):  # a bug in the book, not in the reader's answer
+                raise RuntimeError(f"the reference of {ex.name} raised on case {k}: "
+                                   f"{ref.out.type_name}: {ref.out.text}")
+            got = self.call(fn, case, ex.grad)
+
+            def fail(kind: str, facts: dict, differs: torch.Tensor | None = None) -> CheckResult:
+                return self.failure(k, ref.out, got, kind, facts, differs)
+
+            if isinstance(got.out, _Raised):
+                if got.out.stub and k == 1:
+                    return CheckResult(ex.name, "not_attempted", self.n)
+                text = got.out.text if len(got.out.text) <= 600 else got.out.text[:600] + " ..."
+                return fail("exception", {"type": got.out.type_name, "text": text})
+            if got.device:
+                return fail("device", {"how": "returned", "got": got.device, "text": ""})
+            if got.mutated:
+                return fail("mutated_input", {"arg": got.mutated})
+            kind, facts, differs = _compare(ex, ref.out, got.out)
+            if kind:
+                return fail(kind, facts, differs)
+            if got.aliased and not ref.aliased:
+                return fail("aliased", {"arg": got.aliased})
+            if ex.grad == "same" and not got.requires_grad:
+                return fail("no_grad", {})
+            if ex.grad == "none" and got.requires_grad:
+                return fail("has_grad", {})
+            if ex.grad == "same":
+                floats = [name for name, a in zip(ex.args, case)
+                          if _is_float(a) and (ex.grad_args is None or name in ex.grad_args)]
+                for name, e, g in zip(floats, ref.grads, got.grads):
+                    diff = _differing(e, g, ex.rtol, max(ex.atol, 1e-5))
+                    if diff.any():
+                        return fail("grad", {"arg": name, "n_diff": int(diff.sum()), "n": diff.numel()})
+            firsts[k] = got.out
+        for k in list(firsts)[:3]:  # the same answer on a second call (no state kept between calls)
+            self.k = k
+            again = self.call(fn, self.cases[k - 1], ex.grad)
+            if not _same(again.out, firsts[k], ex.rtol, ex.atol):
+                return self.failure(k, firsts[k], again, "second_call", {})
+        self.k = 1
+        if _on_meta(ex.reference, self.cases[0]) is None:  # the probe only counts where the reference works
+            found = _on_meta(fn, self.cases[0])
+            if found and found[0] != "other":
+                how, what = found
+                return self.failure(1, self.call(ex.reference, self.cases[0]).out, self.got(1), "device",
+                                    {"how": how, "text": what, "got": what})
+        for k, case in enumerate(self.cases, start=1):
+            self.k = k
+            if ex.chunk_rows:
+                rows = _rows_seen(fn, case)
+                if rows is not None and rows > ex.chunk_rows:
+                    return self.failure(k, self.call(ex.reference, case).out, self.got(k), "not_chunked",
+                                        {"rows": rows, "limit": ex.chunk_rows, "arg": ex.args[0]})
+            for rule in ex.rules:
+                _fresh_state()
+                facts = rule.test(fn, tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in case))
+                if facts is not None:
+                    return self.failure(k, self.call(ex.reference, case).out, self.got(k), "rule",
+                                        {**facts, "rule": rule.key})
+        return CheckResult(ex.name, "passed", self.n)
 
 
 def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
-    """Check ``fn`` against ``ex``: the facts, without a message (see ``run_check``)."""
-    cases = ex.cases()
-    n = len(cases)
-    for k, case in enumerate(cases, start=1):
-        ref = _call(ex.reference, case, ex.args, ex.grad)
-        if isinstance(ref.out, _Raised):  # a bug in the book, not in the reader's answer
-            raise RuntimeError(f"the reference of {ex.name} raised on case {k}: {ref.out.type_name}: {ref.out.text}")
-        got = _call(fn, case, ex.args, ex.grad)
-
-        def fail(kind: str, facts: dict, differs: torch.Tensor | None = None) -> CheckResult:
-            return _failure(ex, n, k, case, ref.out, got, kind, facts, differs)
-
-        if isinstance(got.out, _Raised):
-            if got.out.stub and k == 1:
-                return CheckResult(ex.name, "not_attempted", n)
-            text = got.out.text if len(got.out.text) <= 600 else got.out.text[:600] + " ..."
-            return fail("exception", {"type": got.out.type_name, "text": text})
-        kind, facts, differs = _compare(ex, ref.out, got.out)
-        if kind:
-            return fail(kind, facts, differs)
-        if got.mutated:
-            return fail("mutated_input", {"arg": got.mutated})
-        if ex.grad == "same" and not got.requires_grad:
-            return fail("no_grad", {})
-        if ex.grad == "none" and got.requires_grad:
-            return fail("has_grad", {})
-        if ex.grad == "same":
-            floats = [name for name, a in zip(ex.args, case) if _is_float(a)]
-            for name, e, g in zip(floats, ref.grads, got.grads):
-                diff = _differing(e, g, ex.rtol, max(ex.atol, 1e-5))
-                if diff.any():
-                    return fail("grad", {"arg": name, "n_diff": int(diff.sum()), "n": diff.numel()})
-    if _on_meta(ex.reference, cases[0]) is None:  # the probe only counts where the reference works
-        found = _on_meta(fn, cases[0])
-        if found and found[0] != "other":
-            how, what = found
-            facts = {"how": how, "text": what, "got": what}
-            return _failure(ex, n, 1, cases[0], _call(ex.reference, cases[0], ex.args).out,
-                            _call(fn, cases[0], ex.args), "device", facts)
-    if ex.chunk_rows:
-        for k, case in enumerate(cases, start=1):
-            rows = _rows_seen(fn, case)
-            if rows is not None and rows > ex.chunk_rows:
-                return _failure(ex, n, k, case, _call(ex.reference, case, ex.args).out,
-                                _call(fn, case, ex.args), "not_chunked",
-                                {"rows": rows, "limit": ex.chunk_rows, "arg": ex.args[0]})
-    return CheckResult(ex.name, "passed", n)
+    """Check ``fn`` against ``ex`` in isolation: the facts, without a message (see ``run_check``)."""
+    job = _Run(ex, fn)
+    with _isolated(ex.time_limit) as printed:
+        try:
+            result = job.check()
+        except _TimeUp:
+            result = CheckResult(ex.name, "timeout", job.n, job.k, facts={"limit": ex.time_limit},
+                                 inputs=job.cases[job.k - 1] if job.k else None)
+    lines = printed.getvalue().splitlines()
+    if lines:
+        result = replace(result, printed=tuple(lines[:PRINTED_LINES]), n_printed=len(lines))
+    return result

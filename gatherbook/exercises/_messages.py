@@ -2,8 +2,8 @@
 
 :func:`render` turns the facts of a :class:`~gatherbook.exercises._checker.CheckResult` into the
 text that :func:`~gatherbook.exercises.check` prints. Nothing here decides anything about the
-answer: the facts are final before a word is chosen, so the languages cannot disagree. A
-chapter's own texts (titles and hints) are in its module's ``MESSAGES``, laid out the same way.
+answer: the facts are final before a word is chosen, so the languages cannot disagree. An
+exercise's own words (title and hints) are in its declaration.
 Adding a language is one more key in each table (tests/test_exercises.py checks that every
 table has the same keys in every language).
 """
@@ -20,7 +20,12 @@ PRINT_LIMIT = 64
 MESSAGES: dict[str, dict[str, str]] = {
     "en": {
         "passed": "✔ {name}: all {n} cases passed",
-        "not_attempted": "… {name} not attempted yet:\n  fill in the function body, then run this cell again.",
+        "not_attempted": "… {name} not attempted yet: the function checked still raises the stub's "
+                         "NotImplementedError.\n  Fill in its body, run the cell that defines it first, "
+                         "then run this check again.",
+        "timeout": "✘ {name}: stopped after {limit:g} s on case {case} of {n}: the check took too long "
+                   "(a loop that never ends, or one step per element of a large tensor?)",
+        "printed": "your function printed {count} lines during the check; the first ones:",
         "failed": "✘ {name}: case {case} of {n} failed",
         "input": "input:",
         "expected": "expected",
@@ -49,6 +54,11 @@ MESSAGES: dict[str, dict[str, str]] = {
                        "{what}",
         "device.raised": "your function raised: {text}",
         "device.returned": "your function returned a tensor on {got}",
+        "kind.aliased": "the result shares memory with the input `{arg}` (it is the input, or a view of "
+                        "it): changing one would change the other",
+        "kind.second_call": "called a second time on the same inputs, your function returned another "
+                            "result: it keeps state between calls",
+        "kind.rule": "{text}",
         "kind.not_chunked": "chunks: an operation received {rows} rows of `{arg}` at once; at most "
                             "{limit} are allowed",
         "generic.none": "your function returned None: did it forget to `return` the result?",
@@ -61,7 +71,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "generic.not_tensor": "return a torch.Tensor.",
         "generic.size_one": "the values are right and the sizes agree except for dimensions of size 1, "
                             "and shapes must match exactly: add or remove them with `unsqueeze(d)`/"
-                            "`squeeze(d)` (a bare `squeeze()` also drops a batch dimension of size 1).",
+                            "`squeeze(d)`, naming the dimension (`squeeze()` without one also drops a "
+                            "batch or length of size 1).",
+        "generic.aliased": "return a new tensor (`x.clone()`, or the result of an operation), not the "
+                           "input itself or a view of it: the caller may change one and not expect the "
+                           "other to change.",
+        "generic.second_call": "keep no state between calls: no `.backward()` on the inputs, no `.grad` "
+                               "accumulated, no global or default argument that remembers.",
         "generic.transposed": "your result is the expected one transposed: check which `dim` you "
                               "worked along.",
         "generic.dtype": "the result must have dtype {expected}; yours is {got}: something converted it "
@@ -94,7 +110,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "zh": {
         "passed": "✔ {name}：{n} 个用例全部通过",
-        "not_attempted": "… {name} 还没有作答：请补全函数体，然后重新运行这个单元格。",
+        "not_attempted": "… {name} 还没有作答：被检查的函数仍在抛出桩函数的 NotImplementedError。\n"
+                         "  请补全函数体，先运行定义它的单元格，再重新运行这个检查。",
+        "timeout": "✘ {name}：在第 {case} 个用例（共 {n} 个）上运行 {limit:g} 秒后被停止：检查耗时过长"
+                   "（是不是有一个不会结束的循环，或者对大张量逐个元素计算？）",
+        "printed": "你的函数在检查期间打印了 {count} 行；前几行是：",
         "failed": "✘ {name}：第 {case} 个用例（共 {n} 个）未通过",
         "input": "输入：",
         "expected": "期望结果",
@@ -119,6 +139,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "kind.device": "设备不对：输入放在另一个设备上（用 `meta` 设备代替 GPU）时，{what}",
         "device.raised": "你的函数报错：{text}",
         "device.returned": "你的函数返回了位于 {got} 上的张量",
+        "kind.aliased": "结果与输入 `{arg}` 共用内存（它就是输入本身，或输入的视图）：改动其中一个，另一个也会变",
+        "kind.second_call": "用相同的输入第二次调用时，你的函数返回了不同的结果：它在两次调用之间保留了状态",
+        "kind.rule": "{text}",
         "kind.not_chunked": "分块不对：某个运算一次拿到了 `{arg}` 的 {rows} 行；最多只允许 {limit} 行",
         "generic.none": "你的函数返回了 None：是不是忘了 `return` 结果？",
         "generic.list": "请直接返回张量本身，而不是由它的值组成的 Python 列表（不要调用 `.tolist()`）。",
@@ -128,8 +151,12 @@ MESSAGES: dict[str, dict[str, str]] = {
                          "`topk` 等函数会同时返回值和索引，`return x` 后面多一个逗号也会得到元组）。",
         "generic.not_tensor": "请返回一个 torch.Tensor。",
         "generic.size_one": "值是对的，除了大小为 1 的维度以外各维大小也一致，而形状必须完全相同：用 "
-                            "`unsqueeze(d)`/`squeeze(d)` 补上或去掉这些维度（不带参数的 `squeeze()` "
-                            "还会把大小为 1 的批次维也去掉）。",
+                            "`unsqueeze(d)`/`squeeze(d)` 并写明维度来补上或去掉这些维度（不写维度的 "
+                            "`squeeze()` 还会把大小为 1 的批次维或长度维也去掉）。",
+        "generic.aliased": "请返回新的张量（`x.clone()` 或某个运算的结果），而不是输入本身或它的视图："
+                           "调用者改动其中一个时，不会想到另一个也跟着变。",
+        "generic.second_call": "两次调用之间不要保留状态：不要对输入调用 `.backward()`，不要累积 "
+                               "`.grad`，也不要用会记住结果的全局变量或默认参数。",
         "generic.transposed": "你的结果正好是期望结果的转置：检查一下沿哪个 `dim` 做的运算。",
         "generic.dtype": "结果的 dtype 应为 {expected}，你的是 {got}：某一步转换了结果（`.float()`、"
                          "`.long()` 等），或者把结果写进了另一种 dtype 的张量（例如 "
@@ -231,7 +258,9 @@ def _describe(label: str, v: Any, lang: str, indent: str = "  ") -> list[str]:
     return [f"{indent}{label}{sep}{type(v).__name__} {r}"]
 
 
-def _kind_line(kind: str, facts: Mapping[str, Any], lang: str) -> str:
+def _kind_line(kind: str, facts: Mapping[str, Any], lang: str, kind_text: str | None = None) -> str:
+    if kind == "rule":
+        return text(lang, "kind.rule", text=kind_text or facts.get("rule", ""))
     if kind == "values" and "how" in facts:
         how = text(lang, "how." + facts["how"], **facts)
         return text(lang, "kind.values", **{**facts, "how": how})
@@ -243,15 +272,25 @@ def _kind_line(kind: str, facts: Mapping[str, Any], lang: str) -> str:
     return text(lang, "kind." + kind, **facts)
 
 
-def render(result, args: tuple[str, ...], hint: str | None, lang: str) -> str:
-    """The text of ``result`` in ``lang``; ``hint`` is the chapter's or the checker's hint, if any."""
+def render(result, args: tuple[str, ...], hint: str | None, lang: str, kind_text: str | None = None) -> str:
+    """The text of ``result`` in ``lang``; ``hint`` is the exercise's or the checker's hint, if any;
+    what the answer printed during the check, summarised, comes first."""
+    head = []
+    if result.n_printed:
+        head = [text(lang, "printed", count=result.n_printed)] + ["  | " + line[:120] for line in result.printed]
+    return "\n".join(head + [_verdict(result, args, hint, lang, kind_text)])
+
+
+def _verdict(result, args: tuple[str, ...], hint: str | None, lang: str, kind_text: str | None) -> str:
     name, n = result.name, result.n_cases
     if result.status == "passed":
         return text(lang, "passed", name=name, n=n)
     if result.status == "not_attempted":
         return text(lang, "not_attempted", name=name)
+    if result.status == "timeout":
+        return text(lang, "timeout", name=name, case=result.case, n=n, **result.facts)
     lines = [text(lang, "failed", name=name, case=result.case, n=n),
-             _kind_line(result.kind, result.facts, lang), text(lang, "input")]
+             _kind_line(result.kind, result.facts, lang, kind_text), text(lang, "input")]
     for arg, value in zip(args, result.inputs):
         lines += _describe(arg, value, lang)
     lines += _describe(text(lang, "expected"), result.expected, lang, indent="")

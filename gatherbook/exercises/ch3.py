@@ -21,31 +21,12 @@ from __future__ import annotations
 import torch
 
 from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises._random import _distinct, _int
+from gatherbook.exercises.cases import ATOL, I64, b, between, distinct, f, floats, pick, t
 
-I64 = torch.int64
-ATOL = 1e-5  # float32 answers computed another way (a loop, a sum of discounts) differ in the last bits
 
 
 # --------------------------------------------------------------------------------------------
 # small helpers for the cases
-
-def _f(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.float32)
-
-
-def _i(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=I64)
-
-
-def _b(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.bool)
-
-
-def _vals(g: torch.Generator, *shape: int) -> torch.Tensor:
-    """Floats with one decimal in [-4.9, 4.9]."""
-    return torch.randint(-49, 50, shape, generator=g).float() / 10
-
 
 def _distinct_rows(g: torch.Generator, B: int, A: int) -> torch.Tensor:
     """(B, A) floats with one decimal and no ties within a row (argmax and max are well defined)."""
@@ -54,7 +35,7 @@ def _distinct_rows(g: torch.Generator, B: int, A: int) -> torch.Tensor:
 
 
 def _gamma(g: torch.Generator) -> torch.Tensor:
-    return torch.tensor([0.9, 0.5, 0.99, 0.8][_int(g, 0, 3)])
+    return torch.tensor([0.9, 0.5, 0.99, 0.8][between(g, 0, 3)])
 
 
 def _flags(g: torch.Generator, B: int, p: float) -> torch.Tensor:
@@ -73,8 +54,8 @@ def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
 
 
 def _q_random(g: torch.Generator):
-    B, A = _distinct(g, 1, 7)
-    return _vals(g, B, A), torch.randint(0, A, (B,), generator=g, dtype=I64)
+    B, A = distinct(g, 1, 7)
+    return floats(g, B, A, scale=49), torch.randint(0, A, (B,), generator=g, dtype=I64)
 
 
 def _q_taken_detached(q, actions):
@@ -84,24 +65,37 @@ def _q_taken_detached(q, actions):
 
 Q_TAKEN = Exercise(
     name="ch3.q_taken",
+    title={"en": "Q-values of the taken actions", "zh": "所采取动作的 Q 值"},
     args=("q", "actions"),
     reference=q_taken,
     edge_cases=[
-        (_f([[0.5, -1.2, 2.0, 0.3], [1.5, 0.1, -0.4, 0.8], [-2.2, 0.9, 0.0, 1.1]]), _i([3, 0, 3])),
-        (_f([[0.4, -0.7, 1.9, 0.2, -1.0]]), _i([2])),                       # B == 1
-        (_f([[0.7], [-0.3], [1.4], [0.0]]), _i([0, 0, 0, 0])),               # A == 1
-        (_f([[-1.5, -0.5, -2.5], [-0.1, -3.0, -0.2]]), _i([1, 2])),          # negative values
+        (f([[0.5, -1.2, 2.0, 0.3], [1.5, 0.1, -0.4, 0.8], [-2.2, 0.9, 0.0, 1.1]]), t([3, 0, 3])),
+        (f([[0.4, -0.7, 1.9, 0.2, -1.0]]), t([2])),                       # B == 1
+        (f([[0.7], [-0.3], [1.4], [0.0]]), t([0, 0, 0, 0])),               # A == 1
+        (f([[-1.5, -0.5, -2.5], [-0.1, -3.0, -0.2]]), t([1, 2])),          # negative values
     ],
     random_case=_q_random,
     seed=301,
     grad="same",
     mistakes=[
-        Mistake("forgot_squeeze", lambda q, a: q.gather(1, a.unsqueeze(1))),
-        Mistake("squeezed_batch", lambda q, a: q.gather(1, a.unsqueeze(1)).squeeze()),
-        Mistake("column_index", lambda q, a: q[:, a]),
-        Mistake("max_not_taken", lambda q, a: q.max(dim=1).values),
-        Mistake("no_unsqueeze", lambda q, a: q.gather(1, a)),
-        Mistake("gather_dim0", lambda q, a: q.gather(0, a.unsqueeze(0)).squeeze(0)),
+        Mistake("forgot_squeeze", lambda q, a: q.gather(1, a.unsqueeze(1)),
+                en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
+                zh="gather 出来的值是 (B, 1)：用 `.squeeze(1)` 变成 (B,)。如果保持 (B, 1)，它与 (B,) 的目标计算损失时会广播成 (B, B)，训练照常进行，不报任何错误。"),
+        Mistake("squeezed_batch", lambda q, a: q.gather(1, a.unsqueeze(1)).squeeze(),
+                en="a bare `.squeeze()` also drops the batch dim when B == 1: the answer is (B,) even for one transition. Squeeze only dim 1: `.squeeze(1)`.",
+                zh="不带参数的 `.squeeze()` 在 B == 1 时会把批次维也去掉：即使只有一个转移，答案也是 (B,)。只去掉第 1 维：`.squeeze(1)`。"),
+        Mistake("column_index", lambda q, a: q[:, a],
+                en="`q[:, actions]` takes every listed column for every row, shape (B, B). Pair each row with its own action: `q.gather(1, actions.unsqueeze(1))` or `q[torch.arange(B), actions]`.",
+                zh="`q[:, actions]` 为每一行取出所有列出的列，形状是 (B, B)。要让每行只配它自己的动作：`q.gather(1, actions.unsqueeze(1))` 或 `q[torch.arange(B), actions]`。"),
+        Mistake("max_not_taken", lambda q, a: q.max(dim=1).values,
+                en="this is each row's best value, max_a Q(s, a), whatever action was taken. Read the taken action's column: gather with `actions`.",
+                zh="这是每行的最大值 max_a Q(s, a)，与实际采取了哪个动作无关。应读取所采取动作那一列：用 `actions` 做 gather。"),
+        Mistake("no_unsqueeze", lambda q, a: q.gather(1, a),
+                en="gather needs an index with as many dims as `q`: `actions` is (B,) and `q` (B, A). Use `actions.unsqueeze(1)`, shape (B, 1).",
+                zh="gather 要求索引的维数与 `q` 相同：`actions` 是 (B,)，`q` 是 (B, A)。用 `actions.unsqueeze(1)`，形状为 (B, 1)。"),
+        Mistake("gather_dim0", lambda q, a: q.gather(0, a.unsqueeze(0)).squeeze(0),
+                en="`gather(0, ...)` takes each action as a row number. The actions number the columns of `q`: gather along dim=1.",
+                zh="`gather(0, ...)` 把每个动作当成了行号。动作编号的是 `q` 的列：应沿 dim=1 做 gather。"),
     ],
 )
 
@@ -126,8 +120,8 @@ def _q_first(case: tuple) -> tuple:
 
 
 def _dqn_random(g: torch.Generator):
-    B, A = _distinct(g, 1, 7)
-    return (_vals(g, B, A), _vals(g, B), _flags(g, B, 0.3), _flags(g, B, 0.3), _gamma(g))
+    B, A = distinct(g, 1, 7)
+    return (floats(g, B, A, scale=49), floats(g, B, scale=49), _flags(g, B, 0.3), _flags(g, B, 0.3), _gamma(g))
 
 
 def _dqn_no_grad_graph(next_q_target, reward, terminated, truncated, gamma):
@@ -142,17 +136,18 @@ def _dqn_in_place(next_q_target, reward, terminated, truncated, gamma):
 
 DQN_TARGET = Exercise(
     name="ch3.dqn_target",
+    title={"en": "DQN targets with terminal states", "zh": "带终止状态的 DQN 目标"},
     args=("next_q_target", "reward", "terminated", "truncated", "gamma"),
     reference=dqn_target,
     edge_cases=[_q_first(c) for c in [
-        (_f([0.0, 1.0, 0.0, -1.0]),
-         _f([[0.5, 1.5, -0.5], [2.0, 0.0, 1.0], [0.8, -0.2, 0.4], [-1.0, -0.6, -2.0]]),
-         _b([False, True, False, False]), _b([False, False, True, False]), _f(0.9)),
-        (_f([0.5]), _f([[1.0, 2.0]]), _b([False]), _b([True]), _f(0.9)),          # B == 1, truncated
-        (_f([1.0, 0.0, 0.5]), _f([[0.1, 0.4, 0.3, 0.2], [1.2, -0.4, 0.6, 0.0], [-0.3, 0.9, 0.2, 0.5]]),
-         _b([True, False, False]), _b([True, True, False]), _f(0.5)),              # both flags at once
-        (_f([0.0, 0.0, 1.0, 0.0, 0.0]), _f([[0.5, 0.2], [0.3, 0.9], [1.0, 0.4], [-0.5, -0.1], [0.0, 0.6]]),
-         _b([False, False, True, False, True]), _b([False, True, False, False, False]), _f(0.99)),
+        (f([0.0, 1.0, 0.0, -1.0]),
+         f([[0.5, 1.5, -0.5], [2.0, 0.0, 1.0], [0.8, -0.2, 0.4], [-1.0, -0.6, -2.0]]),
+         b([False, True, False, False]), b([False, False, True, False]), f(0.9)),
+        (f([0.5]), f([[1.0, 2.0]]), b([False]), b([True]), f(0.9)),          # B == 1, truncated
+        (f([1.0, 0.0, 0.5]), f([[0.1, 0.4, 0.3, 0.2], [1.2, -0.4, 0.6, 0.0], [-0.3, 0.9, 0.2, 0.5]]),
+         b([True, False, False]), b([True, True, False]), f(0.5)),              # both flags at once
+        (f([0.0, 0.0, 1.0, 0.0, 0.0]), f([[0.5, 0.2], [0.3, 0.9], [1.0, 0.4], [-0.5, -0.1], [0.0, 0.6]]),
+         b([False, False, True, False, True]), b([False, True, False, False, False]), f(0.99)),
     ]],
     random_case=_dqn_random,
     seed=302,
@@ -160,17 +155,29 @@ DQN_TARGET = Exercise(
     grad="none",
     mistakes=[
         Mistake("no_terminal_mask",
-                lambda q, r, te, tr, g: r + g * q.max(dim=1).values),
+                lambda q, r, te, tr, g: r + g * q.max(dim=1).values,
+                en="the terminated rows still bootstrap: after a terminal state there is no future, so multiply the next value by `(1 - terminated)`.",
+                zh="已终止的行仍在自举：终止状态之后没有未来，所以下一状态的价值要乘以 `(1 - terminated)`。"),
         Mistake("done_includes_truncated",
-                lambda q, r, te, tr, g: r + g * (~(te | tr)).float() * q.max(dim=1).values),
+                lambda q, r, te, tr, g: r + g * (~(te | tr)).float() * q.max(dim=1).values,
+                en="a truncated row lost its bootstrap term. `truncated` means a time limit stopped the episode; the next state still has a value: mask with `terminated` only.",
+                zh="被截断的行丢掉了自举项。`truncated` 表示回合被时间限制叫停，下一状态仍然有价值：只用 `terminated` 做掩码。"),
         Mistake("keepdim_max",
-                lambda q, r, te, tr, g: r + g * (1 - te.float()) * q.max(dim=1, keepdim=True).values),
+                lambda q, r, te, tr, g: r + g * (1 - te.float()) * q.max(dim=1, keepdim=True).values,
+                en="`max(dim=1, keepdim=True)` is (B, 1); with (B,) rewards the target broadcasts to (B, B). Use `max(dim=1).values`, shape (B,).",
+                zh="`max(dim=1, keepdim=True)` 是 (B, 1)；与 (B,) 的奖励相加后目标广播成 (B, B)。用 `max(dim=1).values`，形状为 (B,)。"),
         Mistake("mask_inverted",
-                lambda q, r, te, tr, g: r + g * te.float() * q.max(dim=1).values),
+                lambda q, r, te, tr, g: r + g * te.float() * q.max(dim=1).values,
+                en="the mask is the wrong way round: bootstrap where the episode goes on, `(1 - terminated)`, not `terminated`.",
+                zh="掩码反了：回合继续的地方才自举，应乘 `(1 - terminated)`，而不是 `terminated`。"),
         Mistake("mean_not_max",
-                lambda q, r, te, tr, g: r + g * (1 - te.float()) * q.mean(dim=1)),
+                lambda q, r, te, tr, g: r + g * (1 - te.float()) * q.mean(dim=1),
+                en="DQN bootstraps from the best next action, `max(dim=1).values`, not the mean over the actions.",
+                zh="DQN 从最好的下一动作自举，即 `max(dim=1).values`，而不是各动作的平均值。"),
         Mistake("discounted_reward",
-                lambda q, r, te, tr, g: g * (r + (1 - te.float()) * q.max(dim=1).values)),
+                lambda q, r, te, tr, g: g * (r + (1 - te.float()) * q.max(dim=1).values),
+                en="gamma discounts the future only: `reward + gamma * (...)`, not `gamma * (reward + ...)`.",
+                zh="gamma 只折扣未来：应为 `reward + gamma * (...)`，而不是 `gamma * (reward + ...)`。"),
     ],
 )
 
@@ -183,7 +190,7 @@ def double_dqn_target(next_q_online: torch.Tensor, next_q_target: torch.Tensor, 
     """The online network picks ``a* = argmax_a next_q_online[:, a]``, the target network values it.
 
     next_q_online, next_q_target: (B, A) float32; reward: (B,) float32; terminated: (B,) bool;
-    gamma: 0-d float32 tensor. Returns ``reward + gamma * (1 - terminated) * next_q_target[i, a*_i]``, (B,)
+    gamma: 0-d float32 tensor. Returns ``reward + gamma * (1 - terminated) * next_q_target[i, a*t]``, (B,)
     float32, with no gradient.
     """
     with torch.no_grad():
@@ -197,14 +204,14 @@ def _reward_third(case: tuple) -> tuple:
 
 
 def _double_random(g: torch.Generator):
-    B, A = _distinct(g, 1, 7)
+    B, A = distinct(g, 1, 7)
     A += 1  # A in 2..8: a choice to make
     if A == B:
         A += 1
     online, target = _distinct_rows(g, B, A), _distinct_rows(g, B, A)
     same = online.argmax(1) == target.argmax(1)
     target[same] = target[same].roll(1, dims=1)  # the networks disagree in every row
-    return (online, target, _vals(g, B), _flags(g, B, 0.3), _gamma(g))
+    return (online, target, floats(g, B, scale=49), _flags(g, B, 0.3), _gamma(g))
 
 
 def _double_with(value):
@@ -219,29 +226,42 @@ def _double_in_graph(next_q_online, next_q_target, reward, terminated, gamma):
 
 DOUBLE_DQN_TARGET = Exercise(
     name="ch3.double_dqn_target",
+    title={"en": "Double-DQN targets", "zh": "Double DQN 目标"},
     args=("next_q_online", "next_q_target", "reward", "terminated", "gamma"),
     reference=double_dqn_target,
     edge_cases=[_reward_third(c) for c in [
-        (_f([0.0, 1.0, 0.5]),
-         _f([[0.1, 0.9, 0.3, -0.2], [1.2, 0.4, 0.0, 0.5], [-0.3, -0.1, -0.8, 0.2]]),   # argmax 1, 0, 3
-         _f([[0.6, 0.2, 0.8, 0.1], [0.3, 0.7, -0.1, 0.2], [0.4, 0.0, 0.5, -0.6]]),     # argmax 2, 1, 2
-         _b([False, False, True]), _f(0.9)),
-        (_f([0.0]), _f([[0.2, 1.1, -0.4]]), _f([[1.5, -0.5, 0.7]]), _b([False]), _f(0.9)),  # B == 1
-        (_f([1.0, 0.0, 0.0, -1.0]), _f([[0.4, 0.1], [-0.2, 0.3], [0.9, 1.0], [0.0, -0.5]]),
-         _f([[0.2, 0.6], [0.8, -0.3], [0.5, 0.1], [1.2, 0.4]]), _b([True, False, False, True]), _f(0.5)),
+        (f([0.0, 1.0, 0.5]),
+         f([[0.1, 0.9, 0.3, -0.2], [1.2, 0.4, 0.0, 0.5], [-0.3, -0.1, -0.8, 0.2]]),   # argmax 1, 0, 3
+         f([[0.6, 0.2, 0.8, 0.1], [0.3, 0.7, -0.1, 0.2], [0.4, 0.0, 0.5, -0.6]]),     # argmax 2, 1, 2
+         b([False, False, True]), f(0.9)),
+        (f([0.0]), f([[0.2, 1.1, -0.4]]), f([[1.5, -0.5, 0.7]]), b([False]), f(0.9)),  # B == 1
+        (f([1.0, 0.0, 0.0, -1.0]), f([[0.4, 0.1], [-0.2, 0.3], [0.9, 1.0], [0.0, -0.5]]),
+         f([[0.2, 0.6], [0.8, -0.3], [0.5, 0.1], [1.2, 0.4]]), b([True, False, False, True]), f(0.5)),
     ]],
     random_case=_double_random,
     seed=303,
     atol=ATOL,
     grad="none",
     mistakes=[
-        Mistake("online_max", _double_with(lambda on, ta: on.max(dim=1).values)),
-        Mistake("target_max", _double_with(lambda on, ta: ta.max(dim=1).values)),
-        Mistake("swapped", _double_with(lambda on, ta: on.gather(1, ta.argmax(1, keepdim=True)).squeeze(1))),
+        Mistake("online_max", _double_with(lambda on, ta: on.max(dim=1).values),
+                en="this is the online network's own max: it both chooses and values, like DQN with the wrong network. Let it choose (`argmax`), and read that action's value in `next_q_target`.",
+                zh="这是在线网络自己的最大值：它既选又评，相当于用错了网络的 DQN。让它只负责选（`argmax`），再到 `next_q_target` 中读取该动作的值。"),
+        Mistake("target_max", _double_with(lambda on, ta: ta.max(dim=1).values),
+                en="this is the plain DQN target (the target network's max). In Double DQN the online network chooses the action: `next_q_online.argmax(1, keepdim=True)`.",
+                zh="这是普通 DQN 的目标（目标网络的最大值）。Double DQN 由在线网络选择动作：`next_q_online.argmax(1, keepdim=True)`。"),
+        Mistake("swapped", _double_with(lambda on, ta: on.gather(1, ta.argmax(1, keepdim=True)).squeeze(1)),
+                en="the roles are swapped: the online network chooses (`argmax` of `next_q_online`), the target network values (gather from `next_q_target`).",
+                zh="两个角色弄反了：在线网络负责选（对 `next_q_online` 取 `argmax`），目标网络负责评（从 `next_q_target` 中 gather）。"),
         Mistake("no_terminal_mask",
-                lambda on, ta, r, te, g: r + g * ta.gather(1, on.argmax(1, keepdim=True)).squeeze(1)),
-        Mistake("forgot_squeeze", _double_with(lambda on, ta: ta.gather(1, on.argmax(1, keepdim=True)))),
-        Mistake("argmax_without_keepdim", _double_with(lambda on, ta: ta.gather(1, on.argmax(1)))),
+                lambda on, ta, r, te, g: r + g * ta.gather(1, on.argmax(1, keepdim=True)).squeeze(1),
+                en="the terminated rows still bootstrap: multiply by `(1 - terminated)`.",
+                zh="已终止的行仍在自举：乘以 `(1 - terminated)`。"),
+        Mistake("forgot_squeeze", _double_with(lambda on, ta: ta.gather(1, on.argmax(1, keepdim=True))),
+                en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
+                zh="gather 出来的值是 (B, 1)：用 `.squeeze(1)` 变成 (B,)。如果保持 (B, 1)，它与 (B,) 的目标计算损失时会广播成 (B, B)，训练照常进行，不报任何错误。"),
+        Mistake("argmax_without_keepdim", _double_with(lambda on, ta: ta.gather(1, on.argmax(1))),
+                en="`argmax(dim=1)` is (B,), and gather needs a (B, 1) index: use `argmax(dim=1, keepdim=True)`.",
+                zh="`argmax(dim=1)` 是 (B,)，而 gather 需要 (B, 1) 的索引：用 `argmax(dim=1, keepdim=True)`。"),
     ],
 )
 
@@ -258,8 +278,8 @@ def policy_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor
 
 
 def _policy_random(g: torch.Generator):
-    B, A = _distinct(g, 1, 7)
-    return _vals(g, B, A), torch.randint(0, A, (B,), generator=g, dtype=I64)
+    B, A = distinct(g, 1, 7)
+    return floats(g, B, A, scale=49), torch.randint(0, A, (B,), generator=g, dtype=I64)
 
 
 def _policy_detached(logits, actions):
@@ -267,31 +287,40 @@ def _policy_detached(logits, actions):
         return logits.log_softmax(-1).gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
-def _pick(t: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
-    return t.gather(1, a.unsqueeze(1)).squeeze(1)
-
-
 POLICY_LOGPROBS = Exercise(
     name="ch3.policy_logprobs",
+    title={"en": "Policy log-probs of the taken actions", "zh": "所采取动作的策略对数概率"},
     args=("logits", "actions"),
     reference=policy_logprobs,
     edge_cases=[
-        (_f([[1.0, -0.5, 2.0, 0.0], [0.3, 0.3, -1.2, 0.8], [-2.0, 1.5, 0.4, -0.1]]), _i([2, 0, 1])),
-        (_f([[0.5, -1.5, 1.0]]), _i([1])),                                  # B == 1
-        (_f([[-200.0, 0.0, 1.0], [2.0, -200.0, 0.5]]), _i([0, 1])),           # softmax underflows to 0
-        (_f([[0.4], [-1.1], [2.3]]), _i([0, 0, 0])),                          # A == 1: log-prob 0
+        (f([[1.0, -0.5, 2.0, 0.0], [0.3, 0.3, -1.2, 0.8], [-2.0, 1.5, 0.4, -0.1]]), t([2, 0, 1])),
+        (f([[0.5, -1.5, 1.0]]), t([1])),                                  # B == 1
+        (f([[-200.0, 0.0, 1.0], [2.0, -200.0, 0.5]]), t([0, 1])),           # softmax underflows to 0
+        (f([[0.4], [-1.1], [2.3]]), t([0, 0, 0])),                          # A == 1: log-prob 0
     ],
     random_case=_policy_random,
     seed=304,
     atol=ATOL,
     grad="same",
     mistakes=[
-        Mistake("probabilities", lambda x, a: _pick(x.softmax(-1), a)),
-        Mistake("softmax_then_log", lambda x, a: _pick(x.softmax(-1).log(), a)),
-        Mistake("raw_logits", lambda x, a: _pick(x, a)),
-        Mistake("softmax_over_batch", lambda x, a: _pick(x.log_softmax(0), a)),
-        Mistake("forgot_squeeze", lambda x, a: x.log_softmax(-1).gather(1, a.unsqueeze(1))),
-        Mistake("cross_entropy_sign", lambda x, a: torch.nn.functional.cross_entropy(x, a, reduction="none")),
+        Mistake("probabilities", lambda x, a: pick(x.softmax(-1), a),
+                en="these are probabilities (`softmax`), not log-probabilities: gather from `log_softmax(-1)`.",
+                zh="这些是概率（`softmax`），不是对数概率：应从 `log_softmax(-1)` 中 gather。"),
+        Mistake("softmax_then_log", lambda x, a: pick(x.softmax(-1).log(), a),
+                en="`softmax(-1).log()` gives -inf where a probability underflows to 0 in float32 (the logit of -200 here); `log_softmax(-1)` stays finite.",
+                zh="在 float32 中概率下溢为 0 时（这里是 -200 的 logit），`softmax(-1).log()` 会得到 -inf；`log_softmax(-1)` 则保持有限。"),
+        Mistake("raw_logits", lambda x, a: pick(x, a),
+                en="logits are scores defined up to a constant per row, not log-probabilities: apply `log_softmax(-1)` before the gather.",
+                zh="logits 是每行差一个常数的分数，不是对数概率：在 gather 之前先做 `log_softmax(-1)`。"),
+        Mistake("softmax_over_batch", lambda x, a: pick(x.log_softmax(0), a),
+                en="`log_softmax(0)` normalises over the batch; each state's distribution runs over its actions, the last dim: `log_softmax(-1)`.",
+                zh="`log_softmax(0)` 是沿批次归一化；每个状态的分布是在它的各个动作上，即最后一维：`log_softmax(-1)`。"),
+        Mistake("forgot_squeeze", lambda x, a: x.log_softmax(-1).gather(1, a.unsqueeze(1)),
+                en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
+                zh="gather 出来的值是 (B, 1)：用 `.squeeze(1)` 变成 (B,)。如果保持 (B, 1)，它与 (B,) 的目标计算损失时会广播成 (B, B)，训练照常进行，不报任何错误。"),
+        Mistake("cross_entropy_sign", lambda x, a: torch.nn.functional.cross_entropy(x, a, reduction="none"),
+                en="cross-entropy is minus the log-prob: `-F.cross_entropy(logits, actions, reduction='none')`.",
+                zh="交叉熵是对数概率的相反数：应为 `-F.cross_entropy(logits, actions, reduction='none')`。"),
     ],
 )
 
@@ -314,19 +343,19 @@ def n_step_target(rewards: torch.Tensor, terminated: torch.Tensor, next_q_target
 
 
 def _n_step_case(g: torch.Generator, B: int, n: int, A: int):
-    rewards = _vals(g, B, n)
+    rewards = floats(g, B, n, scale=49)
     terminated = torch.zeros(B, n, dtype=torch.bool)
     for b in range(B):
         if torch.rand(1, generator=g).item() < 0.4:
-            k = _int(g, 0, n - 1)
+            k = between(g, 0, n - 1)
             terminated[b, k] = True
             rewards[b, k + 1:] = 0.0
-    return rewards, terminated, _vals(g, B, A), _gamma(g)
+    return rewards, terminated, floats(g, B, A, scale=49), _gamma(g)
 
 
 def _n_step_random(g: torch.Generator):
-    B, A = _distinct(g, 1, 6)
-    n = _int(g, 1, 5)
+    B, A = distinct(g, 1, 6)
+    n = between(g, 1, 5)
     return _n_step_case(g, B, n + 1 if n == B else n, A)  # n != B: the rows are not the steps
 
 
@@ -364,31 +393,44 @@ def _n_step_in_graph(rewards, terminated, next_q_target, gamma):
 
 N_STEP_TARGET = Exercise(
     name="ch3.n_step_target",
+    title={"en": "n-step targets", "zh": "n 步目标"},
     args=("rewards", "terminated", "next_q_target", "gamma"),
     reference=n_step_target,
     edge_cases=[
-        (_f([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.5, -1.0, 0.5], [0.0, 2.0, 0.0]]),
-         _b([[False, False, False], [True, False, False], [False, False, True], [False, True, False]]),
-         _f([[0.5, 1.5], [2.0, 0.0], [0.8, -0.2], [1.0, 3.0]]), _f(0.9)),      # ends at step 0, 1, 2, never
-        (_f([[0.5]]), _b([[False]]), _f([[1.0, 2.0, -1.0]]), _f(0.9)),          # B == 1, n == 1: plain DQN
-        (_f([[0.0, 0.0, 0.0, 1.0], [-1.0, 0.5, 0.0, 0.0]]),
-         _b([[False, False, False, False], [False, True, False, False]]),
-         _f([[0.3, 0.1, 0.2], [0.4, 0.9, -0.5]]), _f(0.5)),
+        (f([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.5, -1.0, 0.5], [0.0, 2.0, 0.0]]),
+         b([[False, False, False], [True, False, False], [False, False, True], [False, True, False]]),
+         f([[0.5, 1.5], [2.0, 0.0], [0.8, -0.2], [1.0, 3.0]]), f(0.9)),      # ends at step 0, 1, 2, never
+        (f([[0.5]]), b([[False]]), f([[1.0, 2.0, -1.0]]), f(0.9)),          # B == 1, n == 1: plain DQN
+        (f([[0.0, 0.0, 0.0, 1.0], [-1.0, 0.5, 0.0, 0.0]]),
+         b([[False, False, False, False], [False, True, False, False]]),
+         f([[0.3, 0.1, 0.2], [0.4, 0.9, -0.5]]), f(0.5)),
     ],
     random_case=_n_step_random,
     seed=305,
     atol=ATOL,
     grad="none",
     mistakes=[
-        Mistake("last_step_only", _n_step_with(_powers, lambda t: t[:, -1], lambda g, n: g ** n)),
+        Mistake("last_step_only", _n_step_with(_powers, lambda t: t[:, -1], lambda g, n: g ** n),
+                en="only `terminated[:, -1]` was checked; an episode that terminated at an earlier step has no future either: `terminated.any(dim=1)`.",
+                zh="只检查了 `terminated[:, -1]`；在更早的某一步终止的回合同样没有未来：`terminated.any(dim=1)`。"),
         Mistake("no_terminal_mask", _n_step_with(_powers, lambda t: torch.zeros_like(t[:, 0]),
-                                                 lambda g, n: g ** n)),
-        Mistake("gamma_not_powered", _n_step_with(_powers, _any_done, lambda g, n: g)),
+                                                 lambda g, n: g ** n),
+                en="rows that terminated within the n steps still bootstrap: multiply the bootstrap term by `(1 - done)`, `done = terminated.any(dim=1)`.",
+                zh="在这 n 步内终止的行仍在自举：自举项要乘以 `(1 - done)`，其中 `done = terminated.any(dim=1)`。"),
+        Mistake("gamma_not_powered", _n_step_with(_powers, _any_done, lambda g, n: g),
+                en="the state after n steps is n steps away: its value is discounted by `gamma ** n`, not `gamma`.",
+                zh="n 步之后的状态距离现在 n 步：它的价值要折扣 `gamma ** n`，而不是 `gamma`。"),
         Mistake("discount_off_by_one", _n_step_with(lambda g, n: _powers(g, n, 1), _any_done,
-                                                    lambda g, n: g ** n)),
+                                                    lambda g, n: g ** n),
+                en="the first reward is not discounted: the discounts are `gamma ** torch.arange(n)`, i.e. 1, gamma, gamma**2 ...",
+                zh="第一个奖励不打折扣：折扣系数是 `gamma ** torch.arange(n)`，即 1、gamma、gamma**2 ……"),
         Mistake("undiscounted_rewards", _n_step_with(lambda g, n: torch.ones(n), _any_done,
-                                                     lambda g, n: g ** n)),
-        Mistake("bootstrap_gamma_n_minus_1", _n_step_with(_powers, _any_done, lambda g, n: g ** (n - 1))),
+                                                     lambda g, n: g ** n),
+                en="each reward k is discounted by `gamma ** k`: multiply by `gamma ** torch.arange(n)` before the sum.",
+                zh="第 k 个奖励要折扣 `gamma ** k`：求和之前先乘以 `gamma ** torch.arange(n)`。"),
+        Mistake("bootstrap_gamma_n_minus_1", _n_step_with(_powers, _any_done, lambda g, n: g ** (n - 1)),
+                en="the bootstrap term comes after the n-th reward (discounted by gamma ** (n - 1)): it gets `gamma ** n`.",
+                zh="自举项位于第 n 个奖励（折扣为 gamma ** (n - 1)）之后：它的折扣是 `gamma ** n`。"),
     ],
 )
 
@@ -407,152 +449,3 @@ SIDE_EFFECT_MISTAKES = {
                           ("in_place_rewards", _n_step_in_place, "mutated_input")],
 }
 
-_SQUEEZE_EN = ("the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss "
-               "against a (B,) target broadcasts to (B, B) and trains without an error.")
-_SQUEEZE_ZH = ("gather 出来的值是 (B, 1)：用 `.squeeze(1)` 变成 (B,)。如果保持 (B, 1)，它与 (B,) 的目标"
-               "计算损失时会广播成 (B, B)，训练照常进行，不报任何错误。")
-
-#: per language, per exercise: its title and one hint per mistake key
-MESSAGES = {
-    "en": {
-        "q_taken": {
-            "title": "Q-values of the taken actions",
-            "forgot_squeeze": _SQUEEZE_EN,
-            "squeezed_batch": "a bare `.squeeze()` also drops the batch dim when B == 1: the answer is (B,) "
-                            "even for one transition. Squeeze only dim 1: `.squeeze(1)`.",
-            "column_index": "`q[:, actions]` takes every listed column for every row, shape (B, B). "
-                            "Pair each row with its own action: `q.gather(1, actions.unsqueeze(1))` "
-                            "or `q[torch.arange(B), actions]`.",
-            "max_not_taken": "this is each row's best value, max_a Q(s, a), whatever action was taken. "
-                             "Read the taken action's column: gather with `actions`.",
-            "no_unsqueeze": "gather needs an index with as many dims as `q`: `actions` is (B,) and `q` "
-                            "(B, A). Use `actions.unsqueeze(1)`, shape (B, 1).",
-            "gather_dim0": "`gather(0, ...)` takes each action as a row number. The actions number the "
-                           "columns of `q`: gather along dim=1.",
-        },
-        "dqn_target": {
-            "title": "DQN targets with terminal states",
-            "no_terminal_mask": "the terminated rows still bootstrap: after a terminal state there is no "
-                                "future, so multiply the next value by `(1 - terminated)`.",
-            "done_includes_truncated": "a truncated row lost its bootstrap term. `truncated` means a "
-                                       "time limit stopped the episode; the next state still has a value: "
-                                       "mask with `terminated` only.",
-            "keepdim_max": "`max(dim=1, keepdim=True)` is (B, 1); with (B,) rewards the target broadcasts "
-                           "to (B, B). Use `max(dim=1).values`, shape (B,).",
-            "mask_inverted": "the mask is the wrong way round: bootstrap where the episode goes on, "
-                             "`(1 - terminated)`, not `terminated`.",
-            "mean_not_max": "DQN bootstraps from the best next action, `max(dim=1).values`, not the "
-                            "mean over the actions.",
-            "discounted_reward": "gamma discounts the future only: `reward + gamma * (...)`, not "
-                                 "`gamma * (reward + ...)`.",
-        },
-        "double_dqn_target": {
-            "title": "Double-DQN targets",
-            "online_max": "this is the online network's own max: it both chooses and values, like DQN "
-                          "with the wrong network. Let it choose (`argmax`), and read that action's "
-                          "value in `next_q_target`.",
-            "target_max": "this is the plain DQN target (the target network's max). In Double DQN the "
-                          "online network chooses the action: `next_q_online.argmax(1, keepdim=True)`.",
-            "swapped": "the roles are swapped: the online network chooses (`argmax` of "
-                       "`next_q_online`), the target network values (gather from `next_q_target`).",
-            "no_terminal_mask": "the terminated rows still bootstrap: multiply by `(1 - terminated)`.",
-            "forgot_squeeze": _SQUEEZE_EN,
-            "argmax_without_keepdim": "`argmax(dim=1)` is (B,), and gather needs a (B, 1) index: use "
-                                      "`argmax(dim=1, keepdim=True)`.",
-        },
-        "policy_logprobs": {
-            "title": "Policy log-probs of the taken actions",
-            "probabilities": "these are probabilities (`softmax`), not log-probabilities: gather from "
-                             "`log_softmax(-1)`.",
-            "softmax_then_log": "`softmax(-1).log()` gives -inf where a probability underflows to 0 in "
-                                "float32 (the logit of -200 here); `log_softmax(-1)` stays finite.",
-            "raw_logits": "logits are scores defined up to a constant per row, not log-probabilities: "
-                          "apply `log_softmax(-1)` before the gather.",
-            "softmax_over_batch": "`log_softmax(0)` normalises over the batch; each state's distribution "
-                                  "runs over its actions, the last dim: `log_softmax(-1)`.",
-            "forgot_squeeze": _SQUEEZE_EN,
-            "cross_entropy_sign": "cross-entropy is minus the log-prob: `-F.cross_entropy(logits, "
-                                  "actions, reduction='none')`.",
-        },
-        "n_step_target": {
-            "title": "n-step targets",
-            "last_step_only": "only `terminated[:, -1]` was checked; an episode that terminated at an "
-                              "earlier step has no future either: `terminated.any(dim=1)`.",
-            "no_terminal_mask": "rows that terminated within the n steps still bootstrap: multiply the "
-                                "bootstrap term by `(1 - done)`, `done = terminated.any(dim=1)`.",
-            "gamma_not_powered": "the state after n steps is n steps away: its value is discounted by "
-                                 "`gamma ** n`, not `gamma`.",
-            "discount_off_by_one": "the first reward is not discounted: the discounts are "
-                                   "`gamma ** torch.arange(n)`, i.e. 1, gamma, gamma**2 ...",
-            "undiscounted_rewards": "each reward k is discounted by `gamma ** k`: multiply by "
-                                    "`gamma ** torch.arange(n)` before the sum.",
-            "bootstrap_gamma_n_minus_1": "the bootstrap term comes after the n-th reward (discounted "
-                                         "by gamma ** (n - 1)): it gets `gamma ** n`.",
-        },
-    },
-    "zh": {
-        "q_taken": {
-            "title": "所采取动作的 Q 值",
-            "forgot_squeeze": _SQUEEZE_ZH,
-            "squeezed_batch": "不带参数的 `.squeeze()` 在 B == 1 时会把批次维也去掉：即使只有一个转移，答案也是 "
-                            "(B,)。只去掉第 1 维：`.squeeze(1)`。",
-            "column_index": "`q[:, actions]` 为每一行取出所有列出的列，形状是 (B, B)。要让每行只配它自己的动作："
-                            "`q.gather(1, actions.unsqueeze(1))` 或 `q[torch.arange(B), actions]`。",
-            "max_not_taken": "这是每行的最大值 max_a Q(s, a)，与实际采取了哪个动作无关。"
-                             "应读取所采取动作那一列：用 `actions` 做 gather。",
-            "no_unsqueeze": "gather 要求索引的维数与 `q` 相同：`actions` 是 (B,)，`q` 是 (B, A)。"
-                            "用 `actions.unsqueeze(1)`，形状为 (B, 1)。",
-            "gather_dim0": "`gather(0, ...)` 把每个动作当成了行号。动作编号的是 `q` 的列：应沿 dim=1 做 gather。",
-        },
-        "dqn_target": {
-            "title": "带终止状态的 DQN 目标",
-            "no_terminal_mask": "已终止的行仍在自举：终止状态之后没有未来，所以下一状态的价值要乘以 "
-                                "`(1 - terminated)`。",
-            "done_includes_truncated": "被截断的行丢掉了自举项。`truncated` 表示回合被时间限制叫停，下一状态"
-                                       "仍然有价值：只用 `terminated` 做掩码。",
-            "keepdim_max": "`max(dim=1, keepdim=True)` 是 (B, 1)；与 (B,) 的奖励相加后目标广播成 (B, B)。"
-                           "用 `max(dim=1).values`，形状为 (B,)。",
-            "mask_inverted": "掩码反了：回合继续的地方才自举，应乘 `(1 - terminated)`，而不是 `terminated`。",
-            "mean_not_max": "DQN 从最好的下一动作自举，即 `max(dim=1).values`，而不是各动作的平均值。",
-            "discounted_reward": "gamma 只折扣未来：应为 `reward + gamma * (...)`，而不是 `gamma * (reward + ...)`。",
-        },
-        "double_dqn_target": {
-            "title": "Double DQN 目标",
-            "online_max": "这是在线网络自己的最大值：它既选又评，相当于用错了网络的 DQN。让它只负责选"
-                          "（`argmax`），再到 `next_q_target` 中读取该动作的值。",
-            "target_max": "这是普通 DQN 的目标（目标网络的最大值）。Double DQN 由在线网络选择动作："
-                          "`next_q_online.argmax(1, keepdim=True)`。",
-            "swapped": "两个角色弄反了：在线网络负责选（对 `next_q_online` 取 `argmax`），目标网络负责评"
-                       "（从 `next_q_target` 中 gather）。",
-            "no_terminal_mask": "已终止的行仍在自举：乘以 `(1 - terminated)`。",
-            "forgot_squeeze": _SQUEEZE_ZH,
-            "argmax_without_keepdim": "`argmax(dim=1)` 是 (B,)，而 gather 需要 (B, 1) 的索引：用 "
-                                      "`argmax(dim=1, keepdim=True)`。",
-        },
-        "policy_logprobs": {
-            "title": "所采取动作的策略对数概率",
-            "probabilities": "这些是概率（`softmax`），不是对数概率：应从 `log_softmax(-1)` 中 gather。",
-            "softmax_then_log": "在 float32 中概率下溢为 0 时（这里是 -200 的 logit），`softmax(-1).log()` "
-                                "会得到 -inf；`log_softmax(-1)` 则保持有限。",
-            "raw_logits": "logits 是每行差一个常数的分数，不是对数概率：在 gather 之前先做 `log_softmax(-1)`。",
-            "softmax_over_batch": "`log_softmax(0)` 是沿批次归一化；每个状态的分布是在它的各个动作上，"
-                                  "即最后一维：`log_softmax(-1)`。",
-            "forgot_squeeze": _SQUEEZE_ZH,
-            "cross_entropy_sign": "交叉熵是对数概率的相反数：应为 `-F.cross_entropy(logits, actions, "
-                                  "reduction='none')`。",
-        },
-        "n_step_target": {
-            "title": "n 步目标",
-            "last_step_only": "只检查了 `terminated[:, -1]`；在更早的某一步终止的回合同样没有未来："
-                              "`terminated.any(dim=1)`。",
-            "no_terminal_mask": "在这 n 步内终止的行仍在自举：自举项要乘以 `(1 - done)`，其中 "
-                                "`done = terminated.any(dim=1)`。",
-            "gamma_not_powered": "n 步之后的状态距离现在 n 步：它的价值要折扣 `gamma ** n`，而不是 `gamma`。",
-            "discount_off_by_one": "第一个奖励不打折扣：折扣系数是 `gamma ** torch.arange(n)`，即 1、gamma、"
-                                   "gamma**2 ……",
-            "undiscounted_rewards": "第 k 个奖励要折扣 `gamma ** k`：求和之前先乘以 `gamma ** torch.arange(n)`。",
-            "bootstrap_gamma_n_minus_1": "自举项位于第 n 个奖励（折扣为 gamma ** (n - 1)）之后："
-                                         "它的折扣是 `gamma ** n`。",
-        },
-    },
-}

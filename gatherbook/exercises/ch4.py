@@ -13,62 +13,30 @@ from __future__ import annotations
 import torch
 
 from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises._random import _distinct, _int
+from gatherbook.exercises.cases import F32, between, coded, distinct, distinct_rows, expanded, f, floats, t
 
-I64 = torch.int64
 
 
 # --------------------------------------------------------------------------------------------
 # small helpers for the cases
-
-def _coded(B: int, N: int, D: int) -> torch.Tensor:
-    """Float patches whose values spell their position: ``100*b + 10*n + d``."""
-    b, n, d = torch.meshgrid(torch.arange(B), torch.arange(N), torch.arange(D), indexing="ij")
-    return (100 * b + 10 * n + d).float()
-
-
-def _t(values, dtype=I64) -> torch.Tensor:
-    return torch.tensor(values, dtype=dtype)
-
-
-def _f(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.float32)
-
-
-def _k(k: int) -> int:
-    return k
-
-
-def _scores(g: torch.Generator, B: int, N: int) -> torch.Tensor:
-    """(B, N) floats with one decimal, all different within a row."""
-    return torch.stack([(torch.randperm(N, generator=g) - N // 2).float() / 10 for _ in range(B)])
-
-
-def _patches(g: torch.Generator, B: int, N: int, D: int) -> torch.Tensor:
-    return torch.randint(-99, 100, (B, N, D), generator=g).float() / 10
-
-
-def _expanded(idx: torch.Tensor, D: int) -> torch.Tensor:
-    return idx.unsqueeze(-1).expand(-1, -1, D)
-
 
 def _top(scores: torch.Tensor, k: int, largest: bool = True) -> torch.Tensor:
     return scores.topk(k, dim=1, largest=largest).indices
 
 
 def _random_topk_case(g: torch.Generator):
-    B, N = _distinct(g, 1, 7)
-    D = _int(g, 1, 5)
-    k = _int(g, 1, N)
-    return _patches(g, B, N, D), _scores(g, B, N), _k(k)
+    B, N = distinct(g, 1, 7)
+    D = between(g, 1, 5)
+    k = between(g, 1, N)
+    return floats(g, B, N, D), distinct_rows(g, B, N), k
 
 
 _TOPK_EDGES = [
-    (_coded(2, 5, 3), _f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), _k(3)),
-    (_coded(1, 4, 2), _f([[0.1, 0.4, 0.3, 0.2]]), _k(2)),                             # B == 1
-    (_coded(3, 4, 2), _f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]),
-     _k(1)),                                                                           # k == 1
-    (_coded(2, 3, 1), _f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), _k(3)),                 # D == 1, k == N
+    (coded(2, 5, 3, dtype=F32), f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), 3),
+    (coded(1, 4, 2, dtype=F32), f([[0.1, 0.4, 0.3, 0.2]]), 2),                             # B == 1
+    (coded(3, 4, 2, dtype=F32), f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]),
+     1),                                                                           # k == 1
+    (coded(2, 3, 1, dtype=F32), f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), 3),                 # D == 1, k == N
 ]
 
 # --------------------------------------------------------------------------------------------
@@ -82,24 +50,35 @@ def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor
     ``idx[b]`` lists row b's patches by decreasing score.
     """
     idx = scores.topk(k, dim=1).indices
-    return x.gather(1, _expanded(idx, x.shape[2]))
+    return x.gather(1, expanded(idx, x.shape[2]))
 
 
 TOP_K_PATCHES = Exercise(
     name="ch4.top_k_patches",
+    title={"en": "Select the top-k patches", "zh": "选出得分最高的 k 个图像块"},
     args=("x", "scores", "k"),
     reference=top_k_patches,
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=401,
     mistakes=[
-        Mistake("forgot_expand", lambda x, s, k: x.gather(1, _top(s, k).unsqueeze(-1))),
-        Mistake("gather_dim2", lambda x, s, k: x.gather(2, _expanded(_top(s, k), x.shape[2]))),
-        Mistake("smallest", lambda x, s, k: x.gather(1, _expanded(_top(s, k, largest=False),
-                                                      x.shape[2]))),
+        Mistake("forgot_expand", lambda x, s, k: x.gather(1, _top(s, k).unsqueeze(-1)),
+                en="an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, with no error; expand it over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
+                zh="形状为 (B, k, 1) 的索引只读到每个选中图像块的第 0 个特征，而且不报错；先把它沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。"),
+        Mistake("gather_dim2", lambda x, s, k: x.gather(2, expanded(_top(s, k), x.shape[2])),
+                en="with dim=2 the index picks features within each patch: out[b][j][d] = x[b][j][idx]. The indices are patch numbers (the N axis), so gather along dim=1.",
+                zh="dim=2 时索引在每个图像块内部选特征：out[b][j][d] = x[b][j][idx]。索引是图像块的编号（N 那一维），应沿 dim=1 做 gather。"),
+        Mistake("smallest", lambda x, s, k: x.gather(1, expanded(_top(s, k, largest=False),
+                                                      x.shape[2])),
+                en="you kept the k lowest scores: `topk` keeps the largest by default (`largest=False` and an ascending `argsort` give the smallest).",
+                zh="你保留的是得分最低的 k 个：`topk` 默认取最大的（`largest=False` 或升序的 `argsort` 取的是最小的）。"),
         Mistake("topk_dim0",
-                lambda x, s, k: x.gather(1, _expanded(s.topk(k, dim=0).indices.T, x.shape[2]))),
-        Mistake("image_order", lambda x, s, k: top_k_in_image_order(x, s, k)),
+                lambda x, s, k: x.gather(1, expanded(s.topk(k, dim=0).indices.T, x.shape[2])),
+                en="`topk(k, dim=0)` ranks the images against each other, patch by patch; each image ranks its own patches: `scores.topk(k, dim=1)`.",
+                zh="`topk(k, dim=0)` 是在每个图像块位置上比较不同图像；每张图像应给自己的图像块排序：`scores.topk(k, dim=1)`。"),
+        Mistake("image_order", lambda x, s, k: top_k_in_image_order(x, s, k),
+                en="these are the right patches in image order; this exercise asks for score order, highest first, as `topk` returns them: do not sort the indices.",
+                zh="图像块选对了，但按的是图像中的顺序；本题要的是得分顺序，最高的在前，正是 `topk` 返回的顺序：不要给索引排序。"),
     ],
 )
 
@@ -115,24 +94,33 @@ def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch
     ordered by patch number (reading order), not by score.
     """
     idx = scores.topk(k, dim=1).indices.sort(dim=1).values
-    return x.gather(1, _expanded(idx, x.shape[2]))
+    return x.gather(1, expanded(idx, x.shape[2]))
 
 
 TOP_K_IN_IMAGE_ORDER = Exercise(
     name="ch4.top_k_in_image_order",
+    title={"en": "Keep the image order", "zh": "保持图像中的顺序"},
     args=("x", "scores", "k"),
     reference=top_k_in_image_order,
     edge_cases=_TOPK_EDGES,
     random_case=_random_topk_case,
     seed=402,
     mistakes=[
-        Mistake("score_order", top_k_patches),
+        Mistake("score_order", top_k_patches,
+                en="these are the right patches in score order, as `topk` returns them; sort the indices before the gather: `idx.sort(dim=1).values`.",
+                zh="图像块选对了，但顺序是 `topk` 返回的得分顺序；gather 之前先把索引排序：`idx.sort(dim=1).values`。"),
         Mistake("forgot_expand",
-                lambda x, s, k: x.gather(1, _top(s, k).sort(dim=1).values.unsqueeze(-1))),
-        Mistake("sorted_descending", lambda x, s, k: x.gather(1, _expanded(
-            _top(s, k).sort(dim=1, descending=True).values, x.shape[2]))),
-        Mistake("sort_dim0", lambda x, s, k: x.gather(1, _expanded(
-            _top(s, k).sort(dim=0).values, x.shape[2]))),
+                lambda x, s, k: x.gather(1, _top(s, k).sort(dim=1).values.unsqueeze(-1)),
+                en="an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, with no error; expand it over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
+                zh="形状为 (B, k, 1) 的索引只读到每个选中图像块的第 0 个特征，而且不报错；先把它沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。"),
+        Mistake("sorted_descending", lambda x, s, k: x.gather(1, expanded(
+            _top(s, k).sort(dim=1, descending=True).values, x.shape[2])),
+                en="the patches come out last first: image order is ascending patch numbers, `idx.sort(dim=1).values` (the default, not `descending=True`).",
+                zh="图像块的顺序是倒过来的：图像顺序是图像块编号升序，即 `idx.sort(dim=1).values`（默认升序，不要 `descending=True`）。"),
+        Mistake("sort_dim0", lambda x, s, k: x.gather(1, expanded(
+            _top(s, k).sort(dim=0).values, x.shape[2])),
+                en="`sort(dim=0)` sorts each column across images and mixes their indices; sort each image's row: `idx.sort(dim=1)`.",
+                zh="`sort(dim=0)` 是跨图像对每一列排序，会把不同图像的索引混在一起；应对每张图像自己的一行排序：`idx.sort(dim=1)`。"),
     ],
 )
 
@@ -151,9 +139,9 @@ def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.T
     B, N, D = x.shape
     ids_shuffle = noise.argsort(dim=1)
     ids_restore = ids_shuffle.argsort(dim=1)
-    kept = x.gather(1, _expanded(ids_shuffle[:, :keep], D))
+    kept = x.gather(1, expanded(ids_shuffle[:, :keep], D))
     full = torch.cat([kept, x.new_zeros(B, N - keep, D)], dim=1)
-    return full.gather(1, _expanded(ids_restore, D))
+    return full.gather(1, expanded(ids_restore, D))
 
 
 def _masked_then(restore):
@@ -161,38 +149,47 @@ def _masked_then(restore):
     def answer(x, noise, keep):
         B, N, D = x.shape
         ids_shuffle = noise.argsort(dim=1)
-        kept = x.gather(1, _expanded(ids_shuffle[:, :keep], D))
+        kept = x.gather(1, expanded(ids_shuffle[:, :keep], D))
         full = torch.cat([kept, x.new_zeros(B, N - keep, D)], dim=1)
         return restore(full, ids_shuffle, D)
     return answer
 
 
 def _random_mask_case(g: torch.Generator):
-    B, N = _distinct(g, 1, 7)
-    D = _int(g, 1, 5)
-    return _patches(g, B, N, D), _scores(g, B, N), _k(_int(g, 1, N))
+    B, N = distinct(g, 1, 7)
+    D = between(g, 1, 5)
+    return floats(g, B, N, D), distinct_rows(g, B, N), between(g, 1, N)
 
 
 MASK_AND_RESTORE = Exercise(
     name="ch4.mask_and_restore",
+    title={"en": "Random masking with restore", "zh": "随机掩码与还原"},
     args=("x", "noise", "keep"),
     reference=mask_and_restore,
     edge_cases=[
-        (_coded(2, 5, 2), _f([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]]), _k(2)),
-        (_coded(1, 4, 3), _f([[0.3, 0.1, 0.0, 0.2]]), _k(2)),              # B == 1
-        (_coded(3, 4, 1), _f([[0.2, 0.0, 0.3, 0.1], [0.1, 0.3, 0.2, 0.0],
-                              [0.0, 0.2, 0.1, 0.3]]), _k(4)),               # keep == N
-        (_coded(2, 3, 2), _f([[0.2, 0.0, 0.1], [0.0, 0.1, 0.2]]), _k(1)),   # keep == 1
+        (coded(2, 5, 2, dtype=F32), f([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]]), 2),
+        (coded(1, 4, 3, dtype=F32), f([[0.3, 0.1, 0.0, 0.2]]), 2),              # B == 1
+        (coded(3, 4, 1, dtype=F32), f([[0.2, 0.0, 0.3, 0.1], [0.1, 0.3, 0.2, 0.0],
+                              [0.0, 0.2, 0.1, 0.3]]), 4),               # keep == N
+        (coded(2, 3, 2, dtype=F32), f([[0.2, 0.0, 0.1], [0.0, 0.1, 0.2]]), 1),   # keep == 1
     ],
     random_case=_random_mask_case,
     seed=403,
     mistakes=[
         Mistake("restore_with_perm",
-                _masked_then(lambda full, ids, D: full.gather(1, _expanded(ids, D)))),
-        Mistake("no_restore", _masked_then(lambda full, ids, D: full)),
+                _masked_then(lambda full, ids, D: full.gather(1, expanded(ids, D))),
+                en="you put the sequence back with the shuffle itself, which shuffles it again; the restore needs the inverse permutation, `ids_restore = ids_shuffle.argsort(dim=1)`.",
+                zh="你用打乱用的置换本身去还原，结果是又打乱了一次；还原需要逆置换 `ids_restore = ids_shuffle.argsort(dim=1)`。"),
+        Mistake("no_restore", _masked_then(lambda full, ids, D: full),
+                en="the kept patches are still in shuffled order, first; gather them back with `ids_restore = ids_shuffle.argsort(dim=1)`, expanded over the features.",
+                zh="保留的图像块仍然按打乱后的顺序排在最前面；用沿特征维扩展后的 `ids_restore = ids_shuffle.argsort(dim=1)` 把它们 gather 回原位。"),
         Mistake("restore_argsort_dim0",
-                _masked_then(lambda full, ids, D: full.gather(1, _expanded(ids.argsort(dim=0), D)))),
-        Mistake("kept_largest_noise", lambda x, noise, keep: mask_and_restore(x, -noise, keep)),
+                _masked_then(lambda full, ids, D: full.gather(1, expanded(ids.argsort(dim=0), D))),
+                en="`argsort(dim=0)` inverts across images and mixes their permutations; each image has its own: `ids_shuffle.argsort(dim=1)`.",
+                zh="`argsort(dim=0)` 是跨图像求逆，把不同图像的置换混在了一起；每张图像有自己的置换：`ids_shuffle.argsort(dim=1)`。"),
+        Mistake("kept_largest_noise", lambda x, noise, keep: mask_and_restore(x, -noise, keep),
+                en="MAE keeps the patches with the smallest noise (`argsort` is ascending: 'small is keep, large is remove'); you kept the largest.",
+                zh="MAE 保留噪声最小的图像块（`argsort` 是升序：噪声小的保留，大的去掉）；你保留的是噪声最大的。"),
     ],
 )
 
@@ -220,28 +217,35 @@ def _one_k(pick):
 
 
 def _random_per_image_case(g: torch.Generator):
-    B, N = _distinct(g, 2, 7)
-    return _scores(g, B, N), torch.randint(1, N + 1, (B,), generator=g)
+    B, N = distinct(g, 2, 7)
+    return distinct_rows(g, B, N), torch.randint(1, N + 1, (B,), generator=g)
 
 
 KEEP_MASK_PER_IMAGE = Exercise(
     name="ch4.keep_mask_per_image",
+    title={"en": "A different k per image", "zh": "每张图像各自的 k"},
     args=("scores", "k"),
     reference=keep_mask_per_image,
     edge_cases=[
-        (_f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), _t([2, 4])),
-        (_f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]),
-         _t([1, 3, 2])),
-        (_f([[0.1, 0.4, 0.3]]), _t([2])),                                 # B == 1
-        (_f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), _t([3, 1])),             # k == N
+        (f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), t([2, 4])),
+        (f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]),
+         t([1, 3, 2])),
+        (f([[0.1, 0.4, 0.3]]), t([2])),                                 # B == 1
+        (f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), t([3, 1])),             # k == N
     ],
     random_case=_random_per_image_case,
     seed=404,
     mistakes=[
-        Mistake("one_global_k_max", _one_k(lambda k: int(k.max()))),
-        Mistake("one_global_k_first", _one_k(lambda k: int(k[0]))),
+        Mistake("one_global_k_max", _one_k(lambda k: int(k.max())),
+                en="every image got the same number of patches; each image b keeps its own k[b]: compare each patch's rank with `k.unsqueeze(1)` (shape (B, 1)), or gather each row's k[b]-th best score as its threshold.",
+                zh="每张图像都保留了同样多的图像块；图像 b 应保留它自己的 k[b] 个：把每个图像块的名次与 `k.unsqueeze(1)`（形状 (B, 1)）比较，或用 gather 取出每行第 k[b] 高的得分作为阈值。"),
+        Mistake("one_global_k_first", _one_k(lambda k: int(k[0])),
+                en="every image got the same number of patches; each image b keeps its own k[b]: compare each patch's rank with `k.unsqueeze(1)` (shape (B, 1)), or gather each row's k[b]-th best score as its threshold.",
+                zh="每张图像都保留了同样多的图像块；图像 b 应保留它自己的 k[b] 个：把每个图像块的名次与 `k.unsqueeze(1)`（形状 (B, 1)）比较，或用 gather 取出每行第 k[b] 高的得分作为阈值。"),
         Mistake("ranks_ascending",
-                lambda scores, k: scores.argsort(dim=1).argsort(dim=1) < k.unsqueeze(1)),
+                lambda scores, k: scores.argsort(dim=1).argsort(dim=1) < k.unsqueeze(1),
+                en="you kept the k[b] lowest scores: rank by decreasing score, `scores.argsort(dim=1, descending=True).argsort(dim=1)`.",
+                zh="你保留的是得分最低的 k[b] 个：应按得分从高到低排名，即 `scores.argsort(dim=1, descending=True).argsort(dim=1)`。"),
     ],
 )
 
@@ -260,7 +264,7 @@ def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.
     """
     cls_attn = attn[:, :, 0, 1:].mean(dim=1)  # (B, N)
     idx = cls_attn.topk(k, dim=1).indices
-    others = x[:, 1:].gather(1, _expanded(idx, x.shape[2]))
+    others = x[:, 1:].gather(1, expanded(idx, x.shape[2]))
     return torch.cat([x[:, :1], others], dim=1)
 
 
@@ -269,7 +273,7 @@ def _with_cls_attn(pick_attn, *, skip_cls=True, keep_cls=True):
     def answer(x, attn, k):
         idx = pick_attn(attn).topk(k, dim=1).indices
         source = x[:, 1:] if skip_cls else x
-        others = source.gather(1, _expanded(idx, x.shape[2]))
+        others = source.gather(1, expanded(idx, x.shape[2]))
         return torch.cat([x[:, :1], others], dim=1) if keep_cls else others
     return answer
 
@@ -281,25 +285,26 @@ def _attention(g: torch.Generator, B: int, H: int, T: int) -> torch.Tensor:
 
 
 def _evit_case(g: torch.Generator, B: int, N: int, D: int, H: int, k: int):
-    return _patches(g, B, 1 + N, D), _attention(g, B, H, 1 + N), _k(k)
+    return floats(g, B, 1 + N, D), _attention(g, B, H, 1 + N), k
 
 
 def _random_evit_case(g: torch.Generator):
-    B, T = _distinct(g, 2, 7)  # T = 1 + N tokens, never equal to B
+    B, T = distinct(g, 2, 7)  # T = 1 + N tokens, never equal to B
     N = T - 1
-    D = _int(g, 1, 4)
-    H = _int(g, 2, 3)
-    return _evit_case(g, B, N, D, H, _int(g, 1, N))
+    D = between(g, 1, 4)
+    H = between(g, 2, 3)
+    return _evit_case(g, B, N, D, H, between(g, 1, N))
 
 
 def _fixed_evit_case(B: int, N: int, D: int, H: int, k: int, seed: int):
     g = torch.Generator().manual_seed(seed)
-    x = _coded(B, 1 + N, D)
-    return x, _attention(g, B, H, 1 + N), _k(k)
+    x = coded(B, 1 + N, D, dtype=F32)
+    return x, _attention(g, B, H, 1 + N), k
 
 
 KEEP_BY_CLS_ATTENTION = Exercise(
     name="ch4.keep_by_cls_attention",
+    title={"en": "Pick by class-token attention", "zh": "按类别词元的注意力挑选"},
     args=("x", "attn", "k"),
     reference=keep_by_cls_attention,
     edge_cases=[
@@ -313,11 +318,19 @@ KEEP_BY_CLS_ATTENTION = Exercise(
     atol=1e-6,
     mistakes=[
         Mistake("index_includes_cls",
-                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=False)),
-        Mistake("attention_to_cls", _with_cls_attn(lambda a: a[:, :, 1:, 0].mean(dim=1))),
-        Mistake("first_head_only", _with_cls_attn(lambda a: a[:, 0, 0, 1:])),
+                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=False),
+                en="the indices count the patch tokens from 0 but you gathered from the whole sequence, where token 0 is the class token: every pick is one token too early. Gather from `x[:, 1:]` (or add 1 to the indices).",
+                zh="索引从 0 开始数的是图像块词元，你却在整个序列上 gather，而序列的第 0 个词元是类别词元：每个选择都早了一个词元。应在 `x[:, 1:]` 上 gather（或者把索引加 1）。"),
+        Mistake("attention_to_cls", _with_cls_attn(lambda a: a[:, :, 1:, 0].mean(dim=1)),
+                en="`attn[:, :, 1:, 0]` is how much each patch attends to the class token (a column); EViT uses what the class token attends to, its row: `attn[:, :, 0, 1:]`.",
+                zh="`attn[:, :, 1:, 0]` 是每个图像块对类别词元的注意力（一列）；EViT 用的是类别词元对各图像块的注意力，即它的那一行：`attn[:, :, 0, 1:]`。"),
+        Mistake("first_head_only", _with_cls_attn(lambda a: a[:, 0, 0, 1:]),
+                en="you used head 0 only; EViT averages the class token's attention over the heads: `attn[:, :, 0, 1:].mean(dim=1)`.",
+                zh="你只用了第 0 个注意力头；EViT 对所有头的类别词元注意力取平均：`attn[:, :, 0, 1:].mean(dim=1)`。"),
         Mistake("dropped_cls",
-                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), keep_cls=False)),
+                _with_cls_attn(lambda a: a[:, :, 0, 1:].mean(dim=1), keep_cls=False),
+                en="the class token is missing: put it first, `torch.cat([x[:, :1], kept], dim=1)`.",
+                zh="结果里缺了类别词元：把它放在最前面，`torch.cat([x[:, :1], kept], dim=1)`。"),
     ],
 )
 
@@ -355,17 +368,18 @@ def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
 
 
 def _random_fuse_case(g: torch.Generator):
-    B, N = _distinct(g, 1, 7)
-    D = _int(g, 1, 5)
-    return _patches(g, B, N, D), _attn_weights(g, B, N), _k(_int(g, 1, N))
+    B, N = distinct(g, 1, 7)
+    D = between(g, 1, 5)
+    return floats(g, B, N, D), _attn_weights(g, B, N), between(g, 1, N)
 
 
 def _fixed_fuse_case(B: int, N: int, D: int, k: int, seed: int):
-    return _coded(B, N, D), _attn_weights(torch.Generator().manual_seed(seed), B, N), _k(k)
+    return coded(B, N, D, dtype=F32), _attn_weights(torch.Generator().manual_seed(seed), B, N), k
 
 
 FUSE_DROPPED = Exercise(
     name="ch4.fuse_dropped",
+    title={"en": "Fuse the dropped tokens", "zh": "融合被剪掉的词元"},
     args=("x", "cls_attn", "k"),
     reference=fuse_dropped,
     edge_cases=[
@@ -378,176 +392,24 @@ FUSE_DROPPED = Exercise(
     seed=406,
     atol=1e-5,
     mistakes=[
-        Mistake("fused_all", _fused_with(lambda w, dropped: w)),
-        Mistake("fused_kept", _fused_with(lambda w, dropped: torch.where(dropped, 0.0, w))),
+        Mistake("fused_all", _fused_with(lambda w, dropped: w),
+                en="you summed every token; the fused token holds only the dropped ones (not among the k with the highest attention): zero the kept tokens' weights, or gather the dropped tokens and their weights.",
+                zh="你把所有词元都加了进去；融合词元只包含被剪掉的词元（不在注意力最高的 k 个之中）：把保留词元的权重置零，或者用 gather 取出被剪掉的词元及其权重。"),
+        Mistake("fused_kept", _fused_with(lambda w, dropped: torch.where(dropped, 0.0, w)),
+                en="you fused the kept tokens; the fused token stands for the dropped ones, those outside `cls_attn.topk(k, dim=1).indices`.",
+                zh="你融合的是保留下来的词元；融合词元代表的是被剪掉的那些，即不在 `cls_attn.topk(k, dim=1).indices` 中的词元。"),
         Mistake("plain_mean", _fused_with(
-            lambda w, dropped: dropped.float() / dropped.float().sum(dim=1, keepdim=True))),
+            lambda w, dropped: dropped.float() / dropped.float().sum(dim=1, keepdim=True)),
+                en="a plain mean gives every dropped token the same weight; EViT weighs each by the class token's attention to it.",
+                zh="简单平均给每个被剪掉的词元相同的权重；EViT 按类别词元对它的注意力加权。"),
         Mistake("renormalised", _fused_with(
             lambda w, dropped: torch.where(dropped, w, 0.0)
-            / torch.where(dropped, w, 0.0).sum(dim=1, keepdim=True))),
+            / torch.where(dropped, w, 0.0).sum(dim=1, keepdim=True)),
+                en="EViT does not divide by the sum of the dropped tokens' weights: the fused token is their attention-weighted sum, not their average.",
+                zh="EViT 不除以被剪掉词元的权重之和：融合词元是按注意力加权的和，而不是加权平均。"),
     ],
 )
 
 
 EXERCISES = [TOP_K_PATCHES, TOP_K_IN_IMAGE_ORDER, MASK_AND_RESTORE, KEEP_MASK_PER_IMAGE,
              KEEP_BY_CLS_ATTENTION, FUSE_DROPPED]
-
-
-# --------------------------------------------------------------------------------------------
-# the words: per language, per exercise, its "title" and one hint per mistake key
-
-_FORGOT_EXPAND = {
-    "en": ("an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, "
-           "with no error; expand it over the features first: "
-           "`idx.unsqueeze(-1).expand(-1, -1, D)`."),
-    "zh": ("形状为 (B, k, 1) 的索引只读到每个选中图像块的第 0 个特征，而且不报错；"
-           "先把它沿特征维扩展：`idx.unsqueeze(-1).expand(-1, -1, D)`。"),
-}
-_GLOBAL_K = {
-    "en": ("every image got the same number of patches; each image b keeps its own k[b]: compare "
-           "each patch's rank with `k.unsqueeze(1)` (shape (B, 1)), or gather each row's k[b]-th "
-           "best score as its threshold."),
-    "zh": ("每张图像都保留了同样多的图像块；图像 b 应保留它自己的 k[b] 个：把每个图像块的名次与 "
-           "`k.unsqueeze(1)`（形状 (B, 1)）比较，或用 gather 取出每行第 k[b] 高的得分作为阈值。"),
-}
-
-MESSAGES = {
-    "en": {
-        "top_k_patches": {
-            "title": "Select the top-k patches",
-            "forgot_expand": _FORGOT_EXPAND["en"],
-            "gather_dim2": ("with dim=2 the index picks features within each patch: "
-                            "out[b][j][d] = x[b][j][idx]. The indices are patch numbers (the N "
-                            "axis), so gather along dim=1."),
-            "smallest": ("you kept the k lowest scores: `topk` keeps the largest by default "
-                         "(`largest=False` and an ascending `argsort` give the smallest)."),
-            "image_order": ("these are the right patches in image order; this exercise asks for "
-                            "score order, highest first, as `topk` returns them: do not sort the "
-                            "indices."),
-            "topk_dim0": ("`topk(k, dim=0)` ranks the images against each other, patch by patch; "
-                          "each image ranks its own patches: `scores.topk(k, dim=1)`."),
-        },
-        "top_k_in_image_order": {
-            "title": "Keep the image order",
-            "score_order": ("these are the right patches in score order, as `topk` returns them; "
-                            "sort the indices before the gather: `idx.sort(dim=1).values`."),
-            "forgot_expand": _FORGOT_EXPAND["en"],
-            "sorted_descending": ("the patches come out last first: image order is ascending patch "
-                                  "numbers, `idx.sort(dim=1).values` (the default, not "
-                                  "`descending=True`)."),
-            "sort_dim0": ("`sort(dim=0)` sorts each column across images and mixes their indices; "
-                          "sort each image's row: `idx.sort(dim=1)`."),
-        },
-        "mask_and_restore": {
-            "title": "Random masking with restore",
-            "restore_with_perm": ("you put the sequence back with the shuffle itself, which "
-                                  "shuffles it again; the restore needs the inverse permutation, "
-                                  "`ids_restore = ids_shuffle.argsort(dim=1)`."),
-            "no_restore": ("the kept patches are still in shuffled order, first; gather them back "
-                           "with `ids_restore = ids_shuffle.argsort(dim=1)`, expanded over the "
-                           "features."),
-            "restore_argsort_dim0": ("`argsort(dim=0)` inverts across images and mixes their "
-                                     "permutations; each image has its own: "
-                                     "`ids_shuffle.argsort(dim=1)`."),
-            "kept_largest_noise": ("MAE keeps the patches with the smallest noise (`argsort` is "
-                                   "ascending: 'small is keep, large is remove'); you kept the "
-                                   "largest."),
-        },
-        "keep_mask_per_image": {
-            "title": "A different k per image",
-            "one_global_k_max": _GLOBAL_K["en"],
-            "one_global_k_first": _GLOBAL_K["en"],
-            "ranks_ascending": ("you kept the k[b] lowest scores: rank by decreasing score, "
-                                "`scores.argsort(dim=1, descending=True).argsort(dim=1)`."),
-        },
-        "keep_by_cls_attention": {
-            "title": "Pick by class-token attention",
-            "index_includes_cls": ("the indices count the patch tokens from 0 but you gathered "
-                                   "from the whole sequence, where token 0 is the class token: "
-                                   "every pick is one token too early. Gather from `x[:, 1:]` (or "
-                                   "add 1 to the indices)."),
-            "attention_to_cls": ("`attn[:, :, 1:, 0]` is how much each patch attends to the class "
-                                 "token (a column); EViT uses what the class token attends to, "
-                                 "its row: `attn[:, :, 0, 1:]`."),
-            "first_head_only": ("you used head 0 only; EViT averages the class token's attention "
-                                "over the heads: `attn[:, :, 0, 1:].mean(dim=1)`."),
-            "dropped_cls": ("the class token is missing: put it first, "
-                            "`torch.cat([x[:, :1], kept], dim=1)`."),
-        },
-        "fuse_dropped": {
-            "title": "Fuse the dropped tokens",
-            "fused_all": ("you summed every token; the fused token holds only the dropped ones "
-                          "(not among the k with the highest attention): zero the kept tokens' "
-                          "weights, or gather the dropped tokens and their weights."),
-            "fused_kept": ("you fused the kept tokens; the fused token stands for the dropped "
-                           "ones, those outside `cls_attn.topk(k, dim=1).indices`."),
-            "plain_mean": ("a plain mean gives every dropped token the same weight; EViT weighs "
-                           "each by the class token's attention to it."),
-            "renormalised": ("EViT does not divide by the sum of the dropped tokens' weights: the "
-                             "fused token is their attention-weighted sum, not their average."),
-        },
-    },
-    "zh": {
-        "top_k_patches": {
-            "title": "选出得分最高的 k 个图像块",
-            "forgot_expand": _FORGOT_EXPAND["zh"],
-            "gather_dim2": ("dim=2 时索引在每个图像块内部选特征：out[b][j][d] = x[b][j][idx]。"
-                            "索引是图像块的编号（N 那一维），应沿 dim=1 做 gather。"),
-            "smallest": ("你保留的是得分最低的 k 个：`topk` 默认取最大的"
-                         "（`largest=False` 或升序的 `argsort` 取的是最小的）。"),
-            "image_order": "图像块选对了，但按的是图像中的顺序；本题要的是得分顺序，最高的在前，"
-                           "正是 `topk` 返回的顺序：不要给索引排序。",
-            "topk_dim0": ("`topk(k, dim=0)` 是在每个图像块位置上比较不同图像；"
-                          "每张图像应给自己的图像块排序：`scores.topk(k, dim=1)`。"),
-        },
-        "top_k_in_image_order": {
-            "title": "保持图像中的顺序",
-            "score_order": ("图像块选对了，但顺序是 `topk` 返回的得分顺序；gather 之前先把索引排序："
-                            "`idx.sort(dim=1).values`。"),
-            "forgot_expand": _FORGOT_EXPAND["zh"],
-            "sorted_descending": ("图像块的顺序是倒过来的：图像顺序是图像块编号升序，"
-                                  "即 `idx.sort(dim=1).values`（默认升序，不要 `descending=True`）。"),
-            "sort_dim0": ("`sort(dim=0)` 是跨图像对每一列排序，会把不同图像的索引混在一起；"
-                          "应对每张图像自己的一行排序：`idx.sort(dim=1)`。"),
-        },
-        "mask_and_restore": {
-            "title": "随机掩码与还原",
-            "restore_with_perm": ("你用打乱用的置换本身去还原，结果是又打乱了一次；还原需要逆置换 "
-                                  "`ids_restore = ids_shuffle.argsort(dim=1)`。"),
-            "no_restore": ("保留的图像块仍然按打乱后的顺序排在最前面；用沿特征维扩展后的 "
-                           "`ids_restore = ids_shuffle.argsort(dim=1)` 把它们 gather 回原位。"),
-            "restore_argsort_dim0": ("`argsort(dim=0)` 是跨图像求逆，把不同图像的置换混在了一起；"
-                                     "每张图像有自己的置换：`ids_shuffle.argsort(dim=1)`。"),
-            "kept_largest_noise": ("MAE 保留噪声最小的图像块（`argsort` 是升序：噪声小的保留，大的去掉）；"
-                                   "你保留的是噪声最大的。"),
-        },
-        "keep_mask_per_image": {
-            "title": "每张图像各自的 k",
-            "one_global_k_max": _GLOBAL_K["zh"],
-            "one_global_k_first": _GLOBAL_K["zh"],
-            "ranks_ascending": ("你保留的是得分最低的 k[b] 个：应按得分从高到低排名，"
-                                "即 `scores.argsort(dim=1, descending=True).argsort(dim=1)`。"),
-        },
-        "keep_by_cls_attention": {
-            "title": "按类别词元的注意力挑选",
-            "index_includes_cls": ("索引从 0 开始数的是图像块词元，你却在整个序列上 gather，"
-                                   "而序列的第 0 个词元是类别词元：每个选择都早了一个词元。"
-                                   "应在 `x[:, 1:]` 上 gather（或者把索引加 1）。"),
-            "attention_to_cls": ("`attn[:, :, 1:, 0]` 是每个图像块对类别词元的注意力（一列）；"
-                                 "EViT 用的是类别词元对各图像块的注意力，即它的那一行：`attn[:, :, 0, 1:]`。"),
-            "first_head_only": ("你只用了第 0 个注意力头；EViT 对所有头的类别词元注意力取平均："
-                                "`attn[:, :, 0, 1:].mean(dim=1)`。"),
-            "dropped_cls": "结果里缺了类别词元：把它放在最前面，`torch.cat([x[:, :1], kept], dim=1)`。",
-        },
-        "fuse_dropped": {
-            "title": "融合被剪掉的词元",
-            "fused_all": ("你把所有词元都加了进去；融合词元只包含被剪掉的词元（不在注意力最高的 k 个之中）："
-                          "把保留词元的权重置零，或者用 gather 取出被剪掉的词元及其权重。"),
-            "fused_kept": ("你融合的是保留下来的词元；融合词元代表的是被剪掉的那些，"
-                           "即不在 `cls_attn.topk(k, dim=1).indices` 中的词元。"),
-            "plain_mean": "简单平均给每个被剪掉的词元相同的权重；EViT 按类别词元对它的注意力加权。",
-            "renormalised": ("EViT 不除以被剪掉词元的权重之和：融合词元是按注意力加权的和，"
-                             "而不是加权平均。"),
-        },
-    },
-}

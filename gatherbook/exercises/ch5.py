@@ -12,31 +12,8 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises._random import _distinct, _int
+from gatherbook.exercises.cases import I64, between, distinct, expanded, f, floats, perms, t
 
-I64 = torch.int64
-
-
-def _t(values, dtype=I64) -> torch.Tensor:
-    return torch.tensor(values, dtype=dtype)
-
-
-def _f(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=torch.float32)
-
-
-def _floats(g: torch.Generator, *shape: int) -> torch.Tensor:
-    """Floats with one decimal in [-9.9, 9.9], easy to read in feedback."""
-    return torch.randint(-99, 100, shape, generator=g).float() / 10
-
-
-def _perms(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
-    return torch.stack([torch.randperm(n, generator=g) for _ in range(rows)])
-
-
-def _expand(idx: torch.Tensor, d: int) -> torch.Tensor:
-    """(B, K) -> (B, K, d): each position repeated for every feature."""
-    return idx.unsqueeze(-1).expand(-1, -1, d)
 
 
 # --------------------------------------------------------------------------------------------
@@ -52,27 +29,36 @@ def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 
 def _one_hot_random(g: torch.Generator):
-    N, C = _distinct(g, 1, 7)
-    return _floats(g, N, C), torch.randint(0, C, (N,), generator=g)
+    N, C = distinct(g, 1, 7)
+    return floats(g, N, C), torch.randint(0, C, (N,), generator=g)
 
 
 ONE_HOT = Exercise(
     name="ch5.one_hot",
+    title={"en": "One-hot targets", "zh": "独热目标"},
     args=("logits", "labels"),
     reference=one_hot,
     edge_cases=[
-        (_f([[0.5, -1.0, 2.0, 0.0, 1.5]] * 4), _t([2, 0, 3, 3])),   # max label < C - 1
-        (_f([[1.0, 2.0, 3.0]]), _t([1])),                            # N == 1
-        (_f([[0.0, 1.0]] * 5), _t([1, 0, 1, 1, 0])),                # N > C
-        (torch.full((3, 1), 4.0, dtype=torch.float64), _t([0, 0, 0])),  # C == 1, float64
+        (f([[0.5, -1.0, 2.0, 0.0, 1.5]] * 4), t([2, 0, 3, 3])),   # max label < C - 1
+        (f([[1.0, 2.0, 3.0]]), t([1])),                            # N == 1
+        (f([[0.0, 1.0]] * 5), t([1, 0, 1, 1, 0])),                # N > C
+        (torch.full((3, 1), 4.0, dtype=torch.float64), t([0, 0, 0])),  # C == 1, float64
     ],
     random_case=_one_hot_random,
     seed=501,
     mistakes=[
-        Mistake("wrong_dim", lambda logits, y: torch.zeros_like(logits).scatter_(0, y[:, None], 1.0)),
-        Mistake("int_dtype", lambda logits, y: F.one_hot(y, logits.shape[1])),
-        Mistake("classes_from_labels", lambda logits, y: F.one_hot(y).to(logits.dtype)),
-        Mistake("into_logits", lambda logits, y: logits.clone().scatter_(1, y[:, None], 1.0)),
+        Mistake("wrong_dim", lambda logits, y: torch.zeros_like(logits).scatter_(0, y[:, None], 1.0),
+                en="along dim=0 the label picks a row: out[labels[i]][0] = 1. The label is a column number, so scatter along dim=1.",
+                zh="沿 dim=0 时标签选的是行：out[labels[i]][0] = 1。标签是列号，应沿 dim=1 做 scatter。"),
+        Mistake("int_dtype", lambda logits, y: F.one_hot(y, logits.shape[1]),
+                en="F.one_hot returns int64; the targets need the dtype of logits: add `.to(logits.dtype)`.",
+                zh="F.one_hot 返回 int64；目标需要与 logits 相同的 dtype：加上 `.to(logits.dtype)`。"),
+        Mistake("classes_from_labels", lambda logits, y: F.one_hot(y).to(logits.dtype),
+                en="without num_classes, F.one_hot makes labels.max() + 1 columns, too few when the largest class does not occur: pass num_classes=logits.shape[1].",
+                zh="不给 num_classes 时，F.one_hot 只生成 labels.max() + 1 列；最大的类别没出现时列数就不够：传入 num_classes=logits.shape[1]。"),
+        Mistake("into_logits", lambda logits, y: logits.clone().scatter_(1, y[:, None], 1.0),
+                en="scattering into (a copy of) logits keeps the logits everywhere else: start from `torch.zeros_like(logits)`.",
+                zh="往 logits（的副本）里 scatter，其余位置还是 logits 的值：应从 `torch.zeros_like(logits)` 开始。"),
     ],
 )
 
@@ -97,8 +83,8 @@ def _edges(bins: int) -> torch.Tensor:
 
 
 def _histogram_random(g: torch.Generator):
-    B, N = _distinct(g, 1, 8)
-    bins = _int(g, 1, 6)
+    B, N = distinct(g, 1, 8)
+    bins = between(g, 1, 6)
     return torch.randint(0, 1000, (B, N), generator=g).float() / 1000, _edges(bins)
 
 
@@ -113,24 +99,35 @@ def _bins(x, edges):
 
 HISTOGRAM = Exercise(
     name="ch5.histogram",
+    title={"en": "A histogram per row", "zh": "逐行直方图"},
     args=("x", "edges"),
     reference=histogram,
     edge_cases=[
-        (_f([[0.1, 0.7, 0.75, 0.0, 0.3], [0.9, 0.9, 0.9, 0.2, 0.6]]), _edges(4)),  # repeats
-        (_f([[0.5, 0.05, 0.55]]), _edges(1)),                                     # B == 1, one bin
-        (_f([[0.2], [0.3], [0.1]]), _edges(5)),                                   # top bins empty
-        (_f([[0.25, 0.5, 0.99, 0.0]]), _edges(2)),
+        (f([[0.1, 0.7, 0.75, 0.0, 0.3], [0.9, 0.9, 0.9, 0.2, 0.6]]), _edges(4)),  # repeats
+        (f([[0.5, 0.05, 0.55]]), _edges(1)),                                     # B == 1, one bin
+        (f([[0.2], [0.3], [0.1]]), _edges(5)),                                   # top bins empty
+        (f([[0.25, 0.5, 0.99, 0.0]]), _edges(2)),
     ],
     random_case=_histogram_random,
     seed=502,
     mistakes=[
-        Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1)),
+        Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1),
+                en="`scatter_` (like `counts[rows, b] += 1`) writes the same 1 again for every repeat, so each bin is 0 or 1: `scatter_add_` sums the ones.",
+                zh="`scatter_`（和 `counts[rows, b] += 1` 一样）对每次重复都再写一次同一个 1，所以每个箱只能是 0 或 1：应该用 `scatter_add_` 把它们相加。"),
         Mistake("float_index", lambda x, e: _counts(x, e).scatter_add_(
-            1, (x * (e.numel() - 1)).floor(), torch.ones_like(x, dtype=I64))),
+            1, (x * (e.numel() - 1)).floor(), torch.ones_like(x, dtype=I64)),
+                en="`floor()` keeps the float dtype, and scatter needs an int64 index: use `.long()` (the same as floor for values >= 0).",
+                zh="`floor()` 不改变浮点 dtype，而 scatter 需要 int64 索引：改用 `.long()`（对 >= 0 的值与 floor 相同）。"),
         Mistake("float_counts", lambda x, e: torch.zeros(
-            x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x))),
-        Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1)),
-        Mistake("no_minlength", lambda x, e: torch.stack([torch.bincount(r) for r in _bins(x, e)])),
+            x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x)),
+                en="the counts are float: `torch.zeros(B, bins)` and `torch.ones_like(x)` are float32. Count in int64: zeros with `dtype=torch.long` and `torch.ones_like(b)` of the int64 bin numbers.",
+                zh="计数成了浮点数：`torch.zeros(B, bins)` 和 `torch.ones_like(x)` 都是 float32。应当用 int64 计数：全零张量加上 `dtype=torch.long`，加的 1 用 int64 箱号的 `torch.ones_like(b)`。"),
+        Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1),
+                en="this counts the whole batch in one histogram; the task asks for one per row, shape (B, bins): scatter_add_ along dim=1.",
+                zh="这样把整个批次统计成一个直方图；题目要求每行一个，形状为 (B, bins)：沿 dim=1 做 scatter_add_。"),
+        Mistake("no_minlength", lambda x, e: torch.stack([torch.bincount(r) for r in _bins(x, e)]),
+                en="bincount without minlength stops at the largest value present: pass minlength=bins so that empty top bins are counted too.",
+                zh="不给 minlength 时，bincount 只数到出现过的最大值：传入 minlength=bins，空的高位箱才会被计入。"),
     ],
 )
 
@@ -149,9 +146,9 @@ def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> 
 
 
 def _recenter_random(g: torch.Generator):
-    N, D = _distinct(g, 1, 8)
-    G = _int(g, 1, 5)
-    return _floats(g, N, D), torch.randint(0, G, (N,), generator=g), _floats(g, G, D)
+    N, D = distinct(g, 1, 8)
+    G = between(g, 1, 5)
+    return floats(g, N, D), torch.randint(0, G, (N,), generator=g), floats(g, G, D)
 
 
 def _rows(assign, x):
@@ -165,22 +162,29 @@ def _segment_sum(x, assign, centroids):
 
 RECENTER = Exercise(
     name="ch5.recenter",
+    title={"en": "Update k-means centroids", "zh": "更新 k-means 质心"},
     args=("x", "assign", "centroids"),
     reference=recenter,
     edge_cases=[
-        (_f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), _t([0, 2, 0, 2, 2]),
-         _f([[0.5, 0.5], [9.0, 9.0], [4.0, 4.0]])),                         # centroid 1 empty
-        (_f([[2.0, -1.0, 4.0]]), _t([1]), _f([[1.0, 1.0, 1.0], [3.0, 3.0, 3.0]])),  # N == 1
-        (_f([[1.0], [2.0], [6.0]]), _t([0, 0, 0]), _f([[3.0]])),             # D == 1, G == 1
-        (_f([[2.0, 2.0], [4.0, 0.0]]), _t([1, 1]), _f([[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]])),
+        (f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), t([0, 2, 0, 2, 2]),
+         f([[0.5, 0.5], [9.0, 9.0], [4.0, 4.0]])),                         # centroid 1 empty
+        (f([[2.0, -1.0, 4.0]]), t([1]), f([[1.0, 1.0, 1.0], [3.0, 3.0, 3.0]])),  # N == 1
+        (f([[1.0], [2.0], [6.0]]), t([0, 0, 0]), f([[3.0]])),             # D == 1, G == 1
+        (f([[2.0, 2.0], [4.0, 0.0]]), t([1, 1]), f([[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]])),
     ],
     random_case=_recenter_random,
     seed=503,
     mistakes=[
-        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, _rows(a, x), x, "mean")),
+        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, _rows(a, x), x, "mean"),
+                en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
+                zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
         Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(
-            0, _rows(a, x), x, "mean", include_self=False)),
-        Mistake("sum_not_mean", _segment_sum),
+            0, _rows(a, x), x, "mean", include_self=False),
+                en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
+                zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
+        Mistake("sum_not_mean", _segment_sum,
+                en="this is the sum of each cluster's points; divide by their number (or use reduce=\"mean\").",
+                zh="这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。"),
     ],
 )
 
@@ -194,14 +198,14 @@ def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor
     shuffled: (B, N, D); ids_shuffle: (B, N) int64, each row a permutation of 0..N-1.
     Returns x, (B, N, D), with shuffled's dtype.
     """
-    idx = _expand(ids_shuffle, shuffled.shape[-1])
+    idx = expanded(ids_shuffle, shuffled.shape[-1])
     return torch.zeros_like(shuffled).scatter(1, idx, shuffled)
 
 
 def _unshuffle_random(g: torch.Generator):
-    B, N = _distinct(g, 1, 6)
-    D = _int(g, 1, 4)
-    return _floats(g, B, N, D), _perms(g, B, N)
+    B, N = distinct(g, 1, 6)
+    D = between(g, 1, 4)
+    return floats(g, B, N, D), perms(g, B, N)
 
 
 def _coded3(B: int, N: int, D: int) -> torch.Tensor:
@@ -212,20 +216,27 @@ def _coded3(B: int, N: int, D: int) -> torch.Tensor:
 
 UNSHUFFLE = Exercise(
     name="ch5.unshuffle",
+    title={"en": "Undo a shuffle of tokens", "zh": "还原打乱的词元"},
     args=("shuffled", "ids_shuffle"),
     reference=unshuffle,
     edge_cases=[
-        (_coded3(2, 4, 3), _t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
-        (_coded3(1, 3, 2), _t([[1, 2, 0]])),                    # B == 1, a 3-cycle
-        (_coded3(3, 2, 1), _t([[1, 0], [0, 1], [1, 0]])),       # D == 1
-        (_coded3(2, 5, 2).float(), _t([[4, 2, 0, 1, 3], [0, 1, 2, 3, 4]])),
+        (_coded3(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
+        (_coded3(1, 3, 2), t([[1, 2, 0]])),                    # B == 1, a 3-cycle
+        (_coded3(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),       # D == 1
+        (_coded3(2, 5, 2).float(), t([[4, 2, 0, 1, 3], [0, 1, 2, 3, 4]])),
     ],
     random_case=_unshuffle_random,
     seed=504,
     mistakes=[
-        Mistake("shuffle_again", lambda s, ids: s.gather(1, _expand(ids, s.shape[-1]))),
-        Mistake("no_expand", lambda s, ids: torch.zeros_like(s).scatter(1, ids.unsqueeze(-1), s)),
-        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, _expand(ids, s.shape[-1]), s)),
+        Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s.shape[-1])),
+                en="gathering with ids_shuffle shuffles a second time. Either scatter with ids_shuffle (send every token back where it came from) or gather with ids_shuffle.argsort(dim=1).",
+                zh="用 ids_shuffle 做 gather 等于再打乱一次。要么用 ids_shuffle 做 scatter（把每个词元送回原处），要么用 ids_shuffle.argsort(dim=1) 做 gather。"),
+        Mistake("no_expand", lambda s, ids: torch.zeros_like(s).scatter(1, ids.unsqueeze(-1), s),
+                en="an index of shape (B, N, 1) is smaller than the tokens, so scatter writes only feature 0 of each: expand it to (B, N, D).",
+                zh="形状为 (B, N, 1) 的索引比词元小，scatter 只会写入每个词元的第 0 个特征：把它 expand 成 (B, N, D)。"),
+        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, expanded(ids, s.shape[-1]), s),
+                en="along dim=0 the permutation moves tokens between batch items; it permutes positions within each item: dim=1.",
+                zh="沿 dim=0 时，置换会在批次的不同样本之间移动词元；它应当在每个样本内部重排位置：用 dim=1。"),
     ],
 )
 
@@ -240,32 +251,39 @@ def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> to
     keep: (B, K) int64, distinct values in [0, N) in each row.
     Returns a new (B, N, D) tensor.
     """
-    return patches.scatter(1, _expand(keep, patches.shape[-1]), kept)
+    return patches.scatter(1, expanded(keep, patches.shape[-1]), kept)
 
 
 def _unprune_random(g: torch.Generator):
-    B, N = _distinct(g, 1, 6)
-    D = _int(g, 1, 4)
-    K = _int(g, 1, N)
-    return _floats(g, B, N, D), _floats(g, B, K, D), _perms(g, B, N)[:, :K]
+    B, N = distinct(g, 1, 6)
+    D = between(g, 1, 4)
+    K = between(g, 1, N)
+    return floats(g, B, N, D), floats(g, B, K, D), perms(g, B, N)[:, :K]
 
 
 UNPRUNE = Exercise(
     name="ch5.unprune",
+    title={"en": "Put processed patches back", "zh": "把处理过的图像块放回去"},
     args=("patches", "kept", "keep"),
     reference=unprune,
     edge_cases=[
-        (_coded3(2, 5, 3), -1 - _coded3(2, 2, 3), _t([[3, 0], [1, 4]])),
-        (_coded3(1, 4, 2), -1 - _coded3(1, 1, 2), _t([[2]])),           # B == 1, K == 1
-        (_coded3(3, 2, 1), -1 - _coded3(3, 2, 1), _t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
-        (_coded3(2, 3, 2).float(), -1 - _coded3(2, 2, 2).float(), _t([[2, 1], [0, 2]])),
+        (_coded3(2, 5, 3), -1 - _coded3(2, 2, 3), t([[3, 0], [1, 4]])),
+        (_coded3(1, 4, 2), -1 - _coded3(1, 1, 2), t([[2]])),           # B == 1, K == 1
+        (_coded3(3, 2, 1), -1 - _coded3(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
+        (_coded3(2, 3, 2).float(), -1 - _coded3(2, 2, 2).float(), t([[2, 1], [0, 2]])),
     ],
     random_case=_unprune_random,
     seed=505,
     mistakes=[
-        Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k)),
-        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, _expand(i, p.shape[-1]), k)),
-        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, _expand(keep, p.shape[-1]), k)),
+        Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
+                en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
+                zh="形状为 (B, K, 1) 的索引只写入每个图像块的第 0 个特征：把它 expand 成 (B, K, D)。"),
+        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p.shape[-1]), k),
+                en="the patches that were not kept must keep their values: scatter into (a copy of) patches, not into zeros.",
+                zh="没有被保留的图像块必须保留原值：应 scatter 进 patches（的副本），而不是全零张量。"),
+        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p.shape[-1]), k),
+                en="along dim=2 the index picks a feature, not a patch: the patch number is along dim=1.",
+                zh="沿 dim=2 时索引选的是特征而不是图像块：图像块的编号在 dim=1 上。"),
     ],
 )
 
@@ -284,254 +302,42 @@ def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> 
 
 
 def _gather_bwd_random(g: torch.Generator):
-    B, N = _distinct(g, 1, 6)
-    K = _int(g, 1, 8)
-    return _floats(g, B, N), torch.randint(0, N, (B, K), generator=g), _floats(g, B, K)
+    B, N = distinct(g, 1, 6)
+    K = between(g, 1, 8)
+    return floats(g, B, N), torch.randint(0, N, (B, K), generator=g), floats(g, B, K)
 
 
 GATHER_BWD = Exercise(
     name="ch5.gather_bwd",
+    title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
     args=("x", "index", "grad_out"),
     reference=gather_bwd,
     edge_cases=[
-        (_f([[0.0] * 4] * 2), _t([[1, 1, 3], [0, 2, 0]]), _f([[1.0, 2.0, 4.0], [0.5, 1.5, 2.5]])),
-        (_f([[0.0, 0.0, 0.0]]), _t([[2]]), _f([[3.0]])),                    # B == 1, K == 1
-        (_f([[0.0, 0.0]] * 3), _t([[1, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 0]]),
-         _f([[1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0], [-1.0, 2.0, -3.0, 4.0]])),  # K > N
+        (f([[0.0] * 4] * 2), t([[1, 1, 3], [0, 2, 0]]), f([[1.0, 2.0, 4.0], [0.5, 1.5, 2.5]])),
+        (f([[0.0, 0.0, 0.0]]), t([[2]]), f([[3.0]])),                    # B == 1, K == 1
+        (f([[0.0, 0.0]] * 3), t([[1, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 0]]),
+         f([[1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0], [-1.0, 2.0, -3.0, 4.0]])),  # K > N
         (torch.tensor([[1.5, -2.0, 0.5], [3.0, 0.25, -1.0]], dtype=torch.float64),
-         _t([[2, 0], [1, 2]]),
+         t([[2, 0], [1, 2]]),
          torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, x != 0
     ],
     random_case=_gather_bwd_random,
     seed=506,
     mistakes=[
-        Mistake("scatter_not_add", lambda x, i, go: torch.zeros_like(x).scatter(1, i, go)),
-        Mistake("wrong_dim", lambda x, i, go: torch.zeros_like(x).scatter_add_(0, i, go)),
-        Mistake("gather_back", lambda x, i, go: go.gather(1, i)),
-        Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go)),
+        Mistake("scatter_not_add", lambda x, i, go: torch.zeros_like(x).scatter(1, i, go),
+                en="`g[rows, index] += grad_out`, like `t[i] += v` in the chapter, reads, adds and writes back once per position, as `scatter` does: it keeps one of the gradients that meet at a repeated index. A value read twice gets both: `scatter_add_` (or `index_put_(..., accumulate=True)`).",
+                zh="`g[rows, index] += grad_out` 和本章警告过的 `t[i] += v` 一样，每个位置只读、加、写回一次，效果同 `scatter`：重复索引处只留下相遇的梯度之一。被读了两次的值应得到两份梯度：用 `scatter_add_`（或 `index_put_(..., accumulate=True)`）。"),
+        Mistake("wrong_dim", lambda x, i, go: torch.zeros_like(x).scatter_add_(0, i, go),
+                en="along dim=0 the index names a row; it names the column that row i read: dim=1.",
+                zh="沿 dim=0 时索引表示行号；这里它表示第 i 行读取的列号：用 dim=1。"),
+        Mistake("gather_back", lambda x, i, go: go.gather(1, i),
+                en="gathering reads the gradient at the index; the backward of a gather writes it there: scatter_add_ into zeros of x's shape.",
+                zh="gather 是在索引处读取梯度；而 gather 的反向传播要把梯度写到那里：scatter_add_ 进与 x 同形状的全零张量。"),
+        Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go),
+                en="the gradient does not depend on the values of x: scatter_add_ into `torch.zeros_like(x)`, not into a copy of x.",
+                zh="梯度与 x 的取值无关：应 scatter_add_ 进 `torch.zeros_like(x)`，而不是 x 的副本。"),
     ],
 )
 
 
 EXERCISES = [ONE_HOT, HISTOGRAM, RECENTER, UNSHUFFLE, UNPRUNE, GATHER_BWD]
-
-#: per language, per exercise (the name after "ch5."): its "title" and one hint per mistake key
-MESSAGES = {
-    "en": {
-        "one_hot": {
-            "title": "One-hot targets",
-            "wrong_dim": (
-                "along dim=0 the label picks a row: out[labels[i]][0] = 1. The label is a "
-                "column number, so scatter along dim=1."
-            ),
-            "int_dtype": (
-                "F.one_hot returns int64; the targets need the dtype of logits: add "
-                "`.to(logits.dtype)`."
-            ),
-            "classes_from_labels": (
-                "without num_classes, F.one_hot makes labels.max() + 1 columns, too few "
-                "when the largest class does not occur: pass num_classes=logits.shape[1]."
-            ),
-            "into_logits": (
-                "scattering into (a copy of) logits keeps the logits everywhere else: start "
-                "from `torch.zeros_like(logits)`."
-            ),
-        },
-        "histogram": {
-            "title": "A histogram per row",
-            "scatter_not_add": (
-                "`scatter_` (like `counts[rows, b] += 1`) writes the same 1 again for every "
-                "repeat, so each bin is 0 or 1: `scatter_add_` sums the ones."
-            ),
-            "float_index": (
-                "`floor()` keeps the float dtype, and scatter needs an int64 index: use "
-                "`.long()` (the same as floor for values >= 0)."
-            ),
-            "float_counts": (
-                "the counts are float: `torch.zeros(B, bins)` and `torch.ones_like(x)` are "
-                "float32. Count in int64: zeros with `dtype=torch.long` and "
-                "`torch.ones_like(b)` of the int64 bin numbers."
-            ),
-            "one_histogram": (
-                "this counts the whole batch in one histogram; the task asks for one per "
-                "row, shape (B, bins): scatter_add_ along dim=1."
-            ),
-            "no_minlength": (
-                "bincount without minlength stops at the largest value present: pass "
-                "minlength=bins so that empty top bins are counted too."
-            ),
-        },
-        "recenter": {
-            "title": "Update k-means centroids",
-            "include_self": (
-                "the default include_self=True counts the old centroid as one more point of "
-                "the mean: pass include_self=False."
-            ),
-            "empty_to_zero": (
-                "starting from zeros sets a centroid without points to 0; start from the "
-                "centroids (include_self=False leaves untouched rows as they are)."
-            ),
-            "sum_not_mean": (
-                "this is the sum of each cluster's points; divide by their number (or use "
-                "reduce=\"mean\")."
-            ),
-        },
-        "unshuffle": {
-            "title": "Undo a shuffle of tokens",
-            "shuffle_again": (
-                "gathering with ids_shuffle shuffles a second time. Either scatter with "
-                "ids_shuffle (send every token back where it came from) or gather with "
-                "ids_shuffle.argsort(dim=1)."
-            ),
-            "no_expand": (
-                "an index of shape (B, N, 1) is smaller than the tokens, so scatter writes "
-                "only feature 0 of each: expand it to (B, N, D)."
-            ),
-            "wrong_dim": (
-                "along dim=0 the permutation moves tokens between batch items; it permutes "
-                "positions within each item: dim=1."
-            ),
-        },
-        "unprune": {
-            "title": "Put processed patches back",
-            "no_expand": (
-                "an index of shape (B, K, 1) writes only feature 0 of each patch: expand it "
-                "to (B, K, D)."
-            ),
-            "zeros_canvas": (
-                "the patches that were not kept must keep their values: scatter into (a "
-                "copy of) patches, not into zeros."
-            ),
-            "wrong_dim": (
-                "along dim=2 the index picks a feature, not a patch: the patch number is "
-                "along dim=1."
-            ),
-        },
-        "gather_bwd": {
-            "title": "The gradient of a gather",
-            "scatter_not_add": (
-                "`g[rows, index] += grad_out`, like `t[i] += v` in the chapter, reads, adds "
-                "and writes back once per position, as `scatter` does: it keeps one of the "
-                "gradients that meet at a repeated index. A value read twice gets both: "
-                "`scatter_add_` (or `index_put_(..., accumulate=True)`)."
-            ),
-            "wrong_dim": (
-                "along dim=0 the index names a row; it names the column that row i read: "
-                "dim=1."
-            ),
-            "gather_back": (
-                "gathering reads the gradient at the index; the backward of a gather writes "
-                "it there: scatter_add_ into zeros of x's shape."
-            ),
-            "added_to_x": (
-                "the gradient does not depend on the values of x: scatter_add_ into "
-                "`torch.zeros_like(x)`, not into a copy of x."
-            ),
-        },
-    },
-    "zh": {
-        "one_hot": {
-            "title": "独热目标",
-            "wrong_dim": (
-                "沿 dim=0 时标签选的是行：out[labels[i]][0] = 1。标签是列号，"
-                "应沿 dim=1 做 scatter。"
-            ),
-            "int_dtype": (
-                "F.one_hot 返回 int64；目标需要与 logits 相同的 dtype："
-                "加上 `.to(logits.dtype)`。"
-            ),
-            "classes_from_labels": (
-                "不给 num_classes 时，F.one_hot 只生成 labels.max() "
-                "+ 1 列；最大的类别没出现时列数就不够：传入 num_classes=logits.s"
-                "hape[1]。"
-            ),
-            "into_logits": (
-                "往 logits（的副本）里 scatter，其余位置还是 logits 的值："
-                "应从 `torch.zeros_like(logits)` 开始。"
-            ),
-        },
-        "histogram": {
-            "title": "逐行直方图",
-            "scatter_not_add": (
-                "`scatter_`（和 `counts[rows, b] += 1` 一样）对每次重复都再写一次同一个 1，"
-                "所以每个箱只能是 0 或 1："
-                "应该用 `scatter_add_` 把它们相加。"
-            ),
-            "float_index": (
-                "`floor()` 不改变浮点 dtype，而 scatter 需要 int64 索引："
-                "改用 `.long()`（对 >= 0 的值与 floor 相同）。"
-            ),
-            "float_counts": (
-                "计数成了浮点数：`torch.zeros(B, bins)` 和 `torch.ones_like(x)` 都是 float32。"
-                "应当用 int64 计数：全零张量加上 `dtype=torch.long`，"
-                "加的 1 用 int64 箱号的 `torch.ones_like(b)`。"
-            ),
-            "one_histogram": (
-                "这样把整个批次统计成一个直方图；题目要求每行一个，形状为 (B, bins)："
-                "沿 dim=1 做 scatter_add_。"
-            ),
-            "no_minlength": (
-                "不给 minlength 时，bincount 只数到出现过的最大值："
-                "传入 minlength=bins，空的高位箱才会被计入。"
-            ),
-        },
-        "recenter": {
-            "title": "更新 k-means 质心",
-            "include_self": (
-                "默认的 include_self=True 把旧质心也当作一个点算进均值："
-                "传入 include_self=False。"
-            ),
-            "empty_to_zero": (
-                "从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=Fa"
-                "lse 不会改动没被写入的行）。"
-            ),
-            "sum_not_mean": "这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。",
-        },
-        "unshuffle": {
-            "title": "还原打乱的词元",
-            "shuffle_again": (
-                "用 ids_shuffle 做 gather 等于再打乱一次。要么用 ids_shuff"
-                "le 做 scatter（把每个词元送回原处），"
-                "要么用 ids_shuffle.argsort(dim=1) 做 gather。"
-            ),
-            "no_expand": (
-                "形状为 (B, N, 1) 的索引比词元小，scatter 只会写入每个词元的第 0 个"
-                "特征：把它 expand 成 (B, N, D)。"
-            ),
-            "wrong_dim": (
-                "沿 dim=0 时，置换会在批次的不同样本之间移动词元；它应当在每个样本内部重排位置："
-                "用 dim=1。"
-            ),
-        },
-        "unprune": {
-            "title": "把处理过的图像块放回去",
-            "no_expand": (
-                "形状为 (B, K, 1) 的索引只写入每个图像块的第 0 个特征："
-                "把它 expand 成 (B, K, D)。"
-            ),
-            "zeros_canvas": (
-                "没有被保留的图像块必须保留原值：应 scatter 进 patches（的副本），"
-                "而不是全零张量。"
-            ),
-            "wrong_dim": "沿 dim=2 时索引选的是特征而不是图像块：图像块的编号在 dim=1 上。",
-        },
-        "gather_bwd": {
-            "title": "gather 的梯度",
-            "scatter_not_add": (
-                "`g[rows, index] += grad_out` 和本章警告过的 `t[i] += v` 一样，"
-                "每个位置只读、加、写回一次，效果同 `scatter`：重复索引处只留下相遇的梯度之一。"
-                "被读了两次的值应得到两份梯度：用 `scatter_add_`"
-                "（或 `index_put_(..., accumulate=True)`）。"
-            ),
-            "wrong_dim": "沿 dim=0 时索引表示行号；这里它表示第 i 行读取的列号：用 dim=1。",
-            "gather_back": (
-                "gather 是在索引处读取梯度；而 gather 的反向传播要把梯度写到那里："
-                "scatter_add_ 进与 x 同形状的全零张量。"
-            ),
-            "added_to_x": (
-                "梯度与 x 的取值无关：应 scatter_add_ 进 `torch.zeros_like(x)`，"
-                "而不是 x 的副本。"
-            ),
-        },
-    },
-}

@@ -11,24 +11,12 @@ from __future__ import annotations
 import torch
 
 from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises._random import _distinct, _int
+from gatherbook.exercises.cases import ATOL, I64, PAD, between, distinct, floats, t
 
-I64 = torch.int64
-PAD = -100
-ATOL = 1e-5
-
-
-def _floats(g: torch.Generator, *shape: int) -> torch.Tensor:
-    """Floats with one decimal in [-4.9, 4.9]."""
-    return torch.randint(-49, 50, shape, generator=g).float() / 10
 
 
 def _fixed(seed: int, *shape: int) -> torch.Tensor:
-    return _floats(torch.Generator().manual_seed(seed), *shape)
-
-
-def _t(values) -> torch.Tensor:
-    return torch.tensor(values, dtype=I64)
+    return floats(torch.Generator().manual_seed(seed), *shape, scale=49)
 
 
 # --------------------------------------------------------------------------------------------
@@ -43,28 +31,35 @@ def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
 
 
 def _rows_random(g: torch.Generator):
-    N, D = _distinct(g, 2, 7)
-    K = _int(g, 1, 6)
-    return _floats(g, N, D), torch.randint(0, N, (K,), generator=g, dtype=I64)
+    N, D = distinct(g, 2, 7)
+    K = between(g, 1, 6)
+    return floats(g, N, D, scale=49), torch.randint(0, N, (K,), generator=g, dtype=I64)
 
 
 WHOLE_ROWS = Exercise(
     name="ch6.whole_rows",
+    title={"en": "Whole rows with gather", "zh": "用 gather 取整行"},
     args=("x", "rows"),
     reference=whole_rows,
     edge_cases=[
-        (_fixed(61, 4, 3), _t([2, 0, 3])),         # N > D
-        (_fixed(62, 1, 4), _t([0, 0])),            # N == 1, the same row twice
-        (_fixed(63, 3, 5), _t([1])),               # K == 1 (bites a bare squeeze)
-        (_fixed(64, 5, 2), _t([4, 4, 1, 0, 2, 3])),  # K > N, repeats
+        (_fixed(61, 4, 3), t([2, 0, 3])),         # N > D
+        (_fixed(62, 1, 4), t([0, 0])),            # N == 1, the same row twice
+        (_fixed(63, 3, 5), t([1])),               # K == 1 (bites a bare squeeze)
+        (_fixed(64, 5, 2), t([4, 4, 1, 0, 2, 3])),  # K > N, repeats
     ],
     random_case=_rows_random,
     seed=601,
     mistakes=[
-        Mistake("index_not_expanded", lambda x, rows: x.gather(0, rows.unsqueeze(0))),
-        Mistake("first_column_only", lambda x, rows: x.gather(0, rows.unsqueeze(1))),
+        Mistake("index_not_expanded", lambda x, rows: x.gather(0, rows.unsqueeze(0)),
+                en="an index of shape (1, K) along dim=0 reads one element per column, out[0][j] = x[rows[j]][j]: the index is allowed to be smaller than x, and gather reads only its corner. For whole rows, give the index the full width: `rows.unsqueeze(1).expand(-1, x.shape[1])`, shape (K, D).",
+                zh="沿 dim=0 使用形状为 (1, K) 的索引，每一列只读一个元素，out[0][j] = x[rows[j]][j]：索引可以比 x 小，gather 只读它对应的左上角。要取整行，就把索引扩展到完整宽度：`rows.unsqueeze(1).expand(-1, x.shape[1])`，形状为 (K, D)。"),
+        Mistake("first_column_only", lambda x, rows: x.gather(0, rows.unsqueeze(1)),
+                en="an index of shape (K, 1) reads column 0 of each chosen row only: gather's output has the index's shape. `expand(-1, x.shape[1])` the index to (K, D) first.",
+                zh="形状为 (K, 1) 的索引只读到每个被选中行的第 0 列：gather 的输出形状与索引相同。先把索引 `expand(-1, x.shape[1])` 成 (K, D)。"),
         Mistake("squeezed_batch",
-                lambda x, rows: x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1])).squeeze()),
+                lambda x, rows: x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1])).squeeze(),
+                en="with K == 1 a bare `.squeeze()` drops the row dimension and returns (D,): the answer has shape (K, D) for every K. Squeeze nothing here.",
+                zh="K == 1 时，不带维度的 `.squeeze()` 会去掉行这一维，返回 (D,)：无论 K 是多少，答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
     ],
 )
 
@@ -94,9 +89,9 @@ def _labels(g: torch.Generator, V: int, B: int, L: int) -> torch.Tensor:
 
 
 def _masked_random(g: torch.Generator):
-    B, L = _distinct(g, 1, 6)
-    V = _int(g, 2, 7)
-    return _floats(g, B, L, V).log_softmax(-1), _labels(g, V, B, L)
+    B, L = distinct(g, 1, 6)
+    V = between(g, 2, 7)
+    return floats(g, B, L, V, scale=49).log_softmax(-1), _labels(g, V, B, L)
 
 
 def _logp(seed: int, *shape: int) -> torch.Tensor:
@@ -105,24 +100,31 @@ def _logp(seed: int, *shape: int) -> torch.Tensor:
 
 LABEL_LOGP = Exercise(
     name="ch6.label_logp",
+    title={"en": "Log-probs of labels with padding", "zh": "带填充标签的对数概率"},
     args=("logp", "labels"),
     reference=label_logp,
     edge_cases=[
-        (_logp(65, 2, 4, 5), _t([[0, 3, PAD, PAD], [4, 0, 1, 2]])),    # id 0 is a token
-        (_logp(66, 1, 3, 4), _t([[2, PAD, PAD]])),                     # B == 1
-        (_logp(67, 3, 2, 6), _t([[PAD, PAD], [5, 0], [1, PAD]])),     # a row with nothing scored
+        (_logp(65, 2, 4, 5), t([[0, 3, PAD, PAD], [4, 0, 1, 2]])),    # id 0 is a token
+        (_logp(66, 1, 3, 4), t([[2, PAD, PAD]])),                     # B == 1
+        (_logp(67, 3, 2, 6), t([[PAD, PAD], [5, 0], [1, PAD]])),     # a row with nothing scored
     ],
     random_case=_masked_random,
     seed=602,
     grad="same",
     atol=ATOL,
     mistakes=[
-        Mistake("gather_sees_pad", lambda logp, labels: logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1)),
+        Mistake("gather_sees_pad", lambda logp, labels: logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1),
+                en="gather read the label -100 and raised: replace padding by a valid dummy id (`labels.masked_fill(~mask, 0)`), gather, then multiply by `mask`.",
+                zh="gather 读到了标签 -100 并报错：先把填充换成一个合法的占位 id（`labels.masked_fill(~mask, 0)`），再 gather，最后乘以 `mask`。"),
         Mistake("clamp_only",
-                lambda logp, labels: logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)),
+                lambda logp, labels: logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1),
+                en="`clamp(min=0)` turned -100 into the id 0 and gather read token 0's log-prob at every padding position: multiply the result by `mask = labels != -100`.",
+                zh="`clamp(min=0)` 把 -100 变成了 id 0，于是每个填充位置都读到了词元 0 的对数概率：把结果乘以 `mask = labels != -100`。"),
         Mistake("zero_is_padding",
                 lambda logp, labels: (logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-                                      * (labels > 0))),
+                                      * (labels > 0)),
+                en="`labels > 0` also masks the id 0, a real token: padding is exactly `labels != -100`.",
+                zh="`labels > 0` 把 id 0 也屏蔽了，而它是一个真实的词元：填充恰好是 `labels != -100`。"),
     ],
 )
 
@@ -140,109 +142,34 @@ def td_error(q: torch.Tensor, actions: torch.Tensor, target: torch.Tensor) -> to
 
 
 def _td_random(g: torch.Generator):
-    B, A = _distinct(g, 1, 6)
-    return (_floats(g, B, A), torch.randint(0, A, (B,), generator=g, dtype=I64), _floats(g, B))
+    B, A = distinct(g, 1, 6)
+    return (floats(g, B, A, scale=49), torch.randint(0, A, (B,), generator=g, dtype=I64), floats(g, B, scale=49))
 
 
 TD_ERROR = Exercise(
     name="ch6.td_error",
+    title={"en": "The error of each taken action's value", "zh": "每个所选动作价值的误差"},
     args=("q", "actions", "target"),
     reference=td_error,
     edge_cases=[
-        (_fixed(68, 3, 2), _t([1, 0, 1]), _fixed(69, 3)),   # B > A
-        (_fixed(70, 1, 4), _t([3]), _fixed(71, 1)),         # B == 1
-        (_fixed(72, 2, 5), _t([0, 0]), _fixed(73, 2)),      # the same action twice
+        (_fixed(68, 3, 2), t([1, 0, 1]), _fixed(69, 3)),   # B > A
+        (_fixed(70, 1, 4), t([3]), _fixed(71, 1)),         # B == 1
+        (_fixed(72, 2, 5), t([0, 0]), _fixed(73, 2)),      # the same action twice
     ],
     random_case=_td_random,
     seed=603,
     grad="same",
     mistakes=[
-        Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t),
-        Mistake("all_actions_of_every_row", lambda q, a, t: q[:, a] - t),
-        Mistake("wrong_dim", lambda q, a, t: q.gather(0, a.unsqueeze(0)).squeeze(0) - t),
+        Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t,
+                en="`q.gather(1, ...)` is (B, 1); minus a (B,) target it broadcasts to (B, B), every value against every target. `.squeeze(1)` the gathered values first, and check that both shapes are (B,).",
+                zh="`q.gather(1, ...)` 的形状是 (B, 1)；减去 (B,) 的目标会广播成 (B, B)，每个值都与每个目标相减。先对取出的值 `.squeeze(1)`，并检查两者的形状都是 (B,)。"),
+        Mistake("all_actions_of_every_row", lambda q, a, t: q[:, a] - t,
+                en="`q[:, actions]` takes every listed action from every row, (B, B): pair row b with actions[b] only, `q.gather(1, actions.unsqueeze(1)).squeeze(1)`.",
+                zh="`q[:, actions]` 会从每一行取出所有列出的动作，得到 (B, B)：让第 b 行只配 actions[b]，`q.gather(1, actions.unsqueeze(1)).squeeze(1)`。"),
+        Mistake("wrong_dim", lambda q, a, t: q.gather(0, a.unsqueeze(0)).squeeze(0) - t,
+                en="with dim=0 the action chooses a row, not a column: gather along dim=1, where the actions are.",
+                zh="dim=0 时动作选的是行而不是列：应沿动作所在的 dim=1 做 gather。"),
     ],
 )
 
 EXERCISES = [WHOLE_ROWS, LABEL_LOGP, TD_ERROR]
-
-MESSAGES = {
-    "en": {
-        "whole_rows": {
-            "title": "Whole rows with gather",
-            "index_not_expanded": (
-                "an index of shape (1, K) along dim=0 reads one element per column, "
-                "out[0][j] = x[rows[j]][j]: the index is allowed to be smaller than x, and gather "
-                "reads only its corner. For whole rows, give the index the full width: "
-                "`rows.unsqueeze(1).expand(-1, x.shape[1])`, shape (K, D)."),
-            "first_column_only": (
-                "an index of shape (K, 1) reads column 0 of each chosen row only: gather's output "
-                "has the index's shape. `expand(-1, x.shape[1])` the index to (K, D) first."),
-            "squeezed_batch": (
-                "with K == 1 a bare `.squeeze()` drops the row dimension and returns (D,): the "
-                "answer has shape (K, D) for every K. Squeeze nothing here."),
-        },
-        "label_logp": {
-            "title": "Log-probs of labels with padding",
-            "gather_sees_pad": (
-                "gather read the label -100 and raised: replace padding by a valid dummy id "
-                "(`labels.masked_fill(~mask, 0)`), gather, then multiply by `mask`."),
-            "clamp_only": (
-                "`clamp(min=0)` turned -100 into the id 0 and gather read token 0's log-prob at "
-                "every padding position: multiply the result by `mask = labels != -100`."),
-            "zero_is_padding": (
-                "`labels > 0` also masks the id 0, a real token: padding is exactly "
-                "`labels != -100`."),
-        },
-        "td_error": {
-            "title": "The error of each taken action's value",
-            "broadcast_b_b": (
-                "`q.gather(1, ...)` is (B, 1); minus a (B,) target it broadcasts to (B, B), every "
-                "value against every target. `.squeeze(1)` the gathered values first, and check "
-                "that both shapes are (B,)."),
-            "all_actions_of_every_row": (
-                "`q[:, actions]` takes every listed action from every row, (B, B): pair row b with "
-                "actions[b] only, `q.gather(1, actions.unsqueeze(1)).squeeze(1)`."),
-            "wrong_dim": (
-                "with dim=0 the action chooses a row, not a column: gather along dim=1, where the "
-                "actions are."),
-        },
-    },
-    "zh": {
-        "whole_rows": {
-            "title": "用 gather 取整行",
-            "index_not_expanded": (
-                "沿 dim=0 使用形状为 (1, K) 的索引，每一列只读一个元素，out[0][j] = x[rows[j]][j]："
-                "索引可以比 x 小，gather 只读它对应的左上角。要取整行，就把索引扩展到完整宽度："
-                "`rows.unsqueeze(1).expand(-1, x.shape[1])`，形状为 (K, D)。"),
-            "first_column_only": (
-                "形状为 (K, 1) 的索引只读到每个被选中行的第 0 列：gather 的输出形状与索引相同。"
-                "先把索引 `expand(-1, x.shape[1])` 成 (K, D)。"),
-            "squeezed_batch": (
-                "K == 1 时，不带维度的 `.squeeze()` 会去掉行这一维，返回 (D,)：无论 K 是多少，"
-                "答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
-        },
-        "label_logp": {
-            "title": "带填充标签的对数概率",
-            "gather_sees_pad": (
-                "gather 读到了标签 -100 并报错：先把填充换成一个合法的占位 id"
-                "（`labels.masked_fill(~mask, 0)`），再 gather，最后乘以 `mask`。"),
-            "clamp_only": (
-                "`clamp(min=0)` 把 -100 变成了 id 0，于是每个填充位置都读到了词元 0 的对数概率："
-                "把结果乘以 `mask = labels != -100`。"),
-            "zero_is_padding": (
-                "`labels > 0` 把 id 0 也屏蔽了，而它是一个真实的词元：填充恰好是 "
-                "`labels != -100`。"),
-        },
-        "td_error": {
-            "title": "每个所选动作价值的误差",
-            "broadcast_b_b": (
-                "`q.gather(1, ...)` 的形状是 (B, 1)；减去 (B,) 的目标会广播成 (B, B)，每个值都与"
-                "每个目标相减。先对取出的值 `.squeeze(1)`，并检查两者的形状都是 (B,)。"),
-            "all_actions_of_every_row": (
-                "`q[:, actions]` 会从每一行取出所有列出的动作，得到 (B, B)：让第 b 行只配 "
-                "actions[b]，`q.gather(1, actions.unsqueeze(1)).squeeze(1)`。"),
-            "wrong_dim": (
-                "dim=0 时动作选的是行而不是列：应沿动作所在的 dim=1 做 gather。"),
-        },
-    },
-}

@@ -1,0 +1,124 @@
+"""The one vocabulary every exercise declaration builds its cases from.
+
+Hand-written cases use :func:`t` (int64), :func:`f` (float32), :func:`b` (bool) and
+:func:`coded` (values that spell their own position); random ones draw from a seeded CPU
+``torch.Generator`` with :func:`between`, :func:`distinct`, :func:`floats` ... so the cases are
+the same on every run. A case is a tuple of the reference's positional arguments.
+"""
+from __future__ import annotations
+
+import torch
+
+I64 = torch.int64
+F32 = torch.float32
+ATOL = 1e-5  # float32 answers computed another way (a loop, logsumexp) differ in the last bits
+PAD = -100   # the label of a padded position (what F.cross_entropy ignores by default)
+
+
+def t(values, dtype=I64) -> torch.Tensor:
+    """A tensor of ``values``, int64 unless ``dtype`` says otherwise."""
+    return torch.tensor(values, dtype=dtype)
+
+
+def f(values) -> torch.Tensor:
+    """A float32 tensor of ``values``."""
+    return torch.tensor(values, dtype=F32)
+
+
+def b(values) -> torch.Tensor:
+    """A bool tensor of ``values``."""
+    return torch.tensor(values, dtype=torch.bool)
+
+
+def coded(*shape: int, dtype=I64) -> torch.Tensor:
+    """Values that spell their own position: ``10*i + j`` (2D), ``100*b + 10*n + d`` (3D)."""
+    weights = [10 ** (len(shape) - 1 - k) for k in range(len(shape))]
+    grids = torch.meshgrid(*[torch.arange(s) for s in shape], indexing="ij")
+    return sum(w * g for w, g in zip(weights, grids)).to(dtype)
+
+
+def negative(*shape: int, dtype=F32) -> torch.Tensor:
+    """Floats below zero that still spell their position: ``-(10*i + j) / 10 - 0.5``."""
+    return -coded(*shape, dtype=dtype) / 10 - 0.5
+
+
+def with_value(x: torch.Tensor, where: tuple, value: float) -> torch.Tensor:
+    """A copy of ``x`` with one entry replaced (``-inf``, ``inf``, a logit that underflows ...)."""
+    x = x.clone()
+    x[where] = value
+    return x
+
+
+# --- random numbers (always from the generator ``g``) -----------------------------------------
+
+def between(g: torch.Generator, lo: int, hi: int) -> int:
+    """A random integer in ``[lo, hi]`` (both included)."""
+    return int(torch.randint(lo, hi + 1, (1,), generator=g))
+
+
+def distinct(g: torch.Generator, lo: int, hi: int) -> tuple[int, int]:
+    """Two different random integers in ``[lo, hi]`` (sizes that differ: a wrong ``dim`` fails)."""
+    a = between(g, lo, hi)
+    c = between(g, lo, hi - 1)
+    return a, (c + 1 if c >= a else c)
+
+
+def ints(g: torch.Generator, high: int, *shape: int) -> torch.Tensor:
+    """int64 in ``[0, high)`` (indices, labels, actions)."""
+    return torch.randint(0, high, shape, generator=g, dtype=I64)
+
+
+def floats(g: torch.Generator, *shape: int, scale: int = 99) -> torch.Tensor:
+    """float32 with one decimal in ``[-scale/10, scale/10]``, easy to read in feedback."""
+    return torch.randint(-scale, scale + 1, shape, generator=g).float() / 10
+
+
+def values(g: torch.Generator, *shape: int) -> torch.Tensor:
+    """int64 in [-99, 99] or float32 in [-9.9, 9.9], half each (what integer exercises read)."""
+    x = torch.randint(-99, 100, shape, generator=g)
+    return x if between(g, 0, 1) else x.float() / 10
+
+
+def perms(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
+    """``rows`` independent random permutations of ``0..n-1``, shape ``(rows, n)``."""
+    return torch.stack([torch.randperm(n, generator=g) for _ in range(rows)])
+
+
+def distinct_rows(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
+    """(rows, n) floats with one decimal, all different within a row (no ties for argmax, topk)."""
+    return (perms(g, rows, n) - n // 2).float() / 10
+
+
+def seeded(make, *sizes, seed: int):
+    """``make(g, *sizes)`` with a fresh generator seeded ``seed`` (a fixed case of given sizes)."""
+    return make(torch.Generator().manual_seed(seed), *sizes)
+
+
+def logp(logits: torch.Tensor) -> torch.Tensor:
+    """``logits.log_softmax(-1)``: the log-probabilities the chapters' answers pick from."""
+    return logits.log_softmax(-1)
+
+
+def pick(x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """``x[..., ids]`` per position: ``x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)``."""
+    return x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+
+
+def expanded(idx: torch.Tensor, d: int) -> torch.Tensor:
+    """(B, K) -> (B, K, d): each position repeated for every feature."""
+    return idx.unsqueeze(-1).expand(-1, -1, d)
+
+
+def case_builders(inputs, lo: int, hi: int):
+    """``(random_case, fixed_case)`` for an exercise whose inputs depend on two sizes.
+
+    ``inputs(g, a, b)`` makes the inputs from a generator; ``random_case(g)`` draws two different
+    sizes in ``[lo, hi]`` first, ``fixed_case(a, b, seed)`` uses the given sizes and its own seed.
+    """
+    def random_case(g: torch.Generator):
+        return inputs(g, *distinct(g, lo, hi))
+
+    def fixed_case(a: int, c: int, seed: int):
+        return inputs(torch.Generator().manual_seed(seed), a, c)
+
+    return random_case, fixed_case

@@ -1,0 +1,77 @@
+"""The exercise cells of both editions, run as a reader runs them.
+
+*Run All* runs every stub, every check and every folded solution; then a reader edits a stub
+without running its cell and runs its check again: that check must not pass on the book's
+solution. Solutions are defined under another name (``<name>_solution``) and fold their source
+and outputs in JupyterLab.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from gatherbook.exercises import run_check
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/0*.ipynb"))
+CHECK = re.compile(r'gb\.check\("(ch\d+\.\w+)", (\w+)\)')
+
+
+def _exercise_cells(path: Path):
+    """``(code, inside_solution, metadata)`` of the code cells from the first exercise on."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    inside, started = False, False
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            started |= "{exercise}" in text
+            inside = (inside or "{solution-start}" in text) and "{solution-end}" not in text
+            continue
+        if started:
+            yield text, inside, cell.get("metadata", {})
+
+
+class _Book:
+    """What the cells see as ``gb``: ``check`` records the verdicts instead of printing them."""
+
+    def __init__(self, lang: str):
+        self.lang, self.results = lang, []
+
+    def check(self, name, fn):
+        self.results.append(run_check(name, fn, lang=self.lang))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_run_all_leaves_every_stub_unattempted(path):
+    lang = path.parent.name
+    book = _Book(lang)
+    ns = {"torch": torch, "F": F, "gb": book, "dev": torch.device("cpu")}
+    stubs = {}
+    for code, inside, _ in _exercise_cells(path):
+        exec(compile(code, str(path), "exec"), ns)  # noqa: S102 - the book's own cells
+        for name, fn in CHECK.findall(code):
+            if not inside:
+                stubs[name] = fn
+    assert stubs, "the notebook has exercises"
+    checked = {r.name: r for r in book.results if r.status == "passed"}
+    assert set(checked) == set(stubs), "every folded solution passes its check"
+    for name, fn in stubs.items():  # the reader edits a stub, does not run its cell, runs its check
+        r = run_check(name, ns[fn], lang=lang)
+        assert r.status == "not_attempted", f"{name}: after Run All, {fn} is not the stub: {r.message}"
+        assert ("run the cell that defines it first" in r.message) or ("先运行定义它的单元格" in r.message)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_solution_cells_fold_their_source_and_outputs(path):
+    inside_cells = [(code, md) for code, inside, md in _exercise_cells(path) if inside]
+    assert inside_cells
+    for code, md in inside_cells:
+        jupyter = md.get("jupyter", {})
+        assert jupyter.get("source_hidden") and jupyter.get("outputs_hidden"), code[:60]
+        defined = re.findall(r"^def (\w+)\(", code, re.M)
+        assert all(d.endswith("_solution") for d in defined), f"a solution rebinds a stub's name: {defined}"
