@@ -81,109 +81,50 @@ def allowed(name: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# the message
-
-def _dtype(t: torch.Tensor) -> str:
-    return str(t.dtype).removeprefix("torch.")
-
-
-def _rows(v: torch.Tensor) -> list[str]:
-    """The values of a small tensor, one row per line (3D: the slices one after another)."""
-    if v.ndim == 0:
-        return [repr(v.item())]
-    if v.ndim == 1:
-        return [repr(v.tolist())]
-    if v.ndim == 2:
-        return [repr(r) for r in v.tolist()]
-    return [line for i in range(v.shape[0]) for line in [f"[{i}]"] + ["  " + r for r in _rows(v[i])]]
-
-
-def _describe(label: str, v: Any, ui: dict, indent: str = "  ") -> list[str]:
-    if isinstance(v, torch.Tensor):
-        lines = [f"{indent}{label}{ui['sep']}" + ui["tensor"].format(shape=tuple(v.shape), dtype=_dtype(v))]
-        if 0 < v.numel() <= 64 and v.ndim <= 3:
-            lines += [indent + "    " + line for line in _rows(v)]
-        return lines
-    return [f"{indent}{label}{ui['sep']}{v!r}"]
-
-
-def _kind_line(r: Result, ui: dict) -> str:
-    if r.kind == "forbidden":
-        op = r.facts["op"]
-        if op == "x[tensor]":
-            return ui["kind.forbidden_index"]
-        if r.facts.get("limit"):
-            return ui["kind.forbidden_limit"].format(op=op, limit=r.facts["limit"])
-        from gatherbook.puzzles._guard import TO_PYTHON
-
-        key = "kind.forbidden_python" if op in TO_PYTHON else "kind.forbidden"
-        return ui[key].format(op=op)
-    return ui["kind." + r.kind].format(**r.facts)
-
-
-def render(p: Puzzle, r: Result, lang: str) -> str:
-    """The text of ``r`` in ``lang``."""
-    ui = UI[lang]
-    if r.status == "passed":
-        return ui["passed"].format(name=p.name, edges=r.n_edges, search=r.n_search)
-    if r.status == "not_attempted":
-        return ui["not_attempted"].format(name=p.name)
-    head = ui["failed.edge"].format(name=p.name, case=r.case, n=len(p.edges)) if r.found == "edge" \
-        else ui["failed.search"].format(name=p.name)
-    lines = [head, _kind_line(r, ui)]
-    if r.kind in ("forbidden", "loop"):
-        lines.append(ui["allowed"].format(ops=ops_text(p)))
-        return "\n".join(lines)
-    lines.append(ui["input"])
-    for arg, value in zip(p.args, r.inputs):
-        lines += _describe(arg, value, ui)
-    lines += _describe(ui["expected"], r.expected, ui, indent="")
-    if r.got is not None or r.kind != "exception":
-        lines += _describe(ui["got"], r.got, ui, indent="")
-    if r.hint_key:
-        hint = ui[r.hint_key] if r.hint_key.startswith("generic.") and r.hint_key in ui \
-            else _WORDS[lang][p.name].get(r.hint_key)
-        if hint:
-            lines.append(ui["likely"] + hint)
-    return "\n".join(lines)
-
+# checking: through the book's exercise checker (gatherbook.exercises), declared in
+# gatherbook/exercises/puzzles.py as "puzzles.<name>"
 
 def _fit(message: str) -> str:
-    try:
-        from gatherbook.exercises._messages import fit
-    except ImportError:  # pragma: no cover - the exercises' printer moved
-        return message
+    from gatherbook.exercises._messages import fit
+
     return fit(message)
 
 
-# --------------------------------------------------------------------------------------------
-# checking
-
-def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> Result:
-    """Check ``fn`` against puzzle ``name`` and return the :class:`Result` (prints nothing).
+def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None):
+    """Check ``fn`` against puzzle ``name`` and return the checker's ``CheckResult`` (prints
+    nothing); its ``message`` says, for a case hypothesis found, that it is the smallest one.
 
     Raises:
         ValueError: no puzzle is called ``name``.
         TypeError: ``fn`` is not callable.
     """
-    lang = resolve(lang)
-    p = get(name, lang=lang)
-    if not callable(fn):
-        raise TypeError(f"check needs the function itself, e.g. check({name!r}, {p.name}); "
-                        f"got {type(fn).__name__}.")
-    r = run(p, fn)
     import dataclasses
 
-    return dataclasses.replace(r, lang=lang, message=render(p, r, lang))
+    from gatherbook.exercises import run_check as _run_check
+    from gatherbook.puzzles import _core
+
+    lang = resolve(lang)
+    p = get(name, lang=lang)
+    _core.LAST_SEARCH.clear()
+    r = _run_check(f"puzzles.{p.name}", fn, lang=lang)
+    ui = UI[lang]
+    lines = r.message.split("\n")
+    if r.status == "passed":
+        lines[0] = ui["passed"].format(name=r.name, edges=len(p.edges),
+                                       search=_core.LAST_SEARCH.get("examples", 0))
+    elif r.case is not None and r.case > len(p.edges) and r.status in ("failed", "raised"):
+        lines.insert(1, ui["found"])
+    return dataclasses.replace(r, message="\n".join(lines))
 
 
-def figure(r: Result):
-    """The picture of a failed :class:`Result`: inputs, expected, yours (``None`` if nothing to draw)."""
-    if r.status != "failed" or r.kind in ("forbidden", "loop") or r.inputs is None:
+def figure(r):
+    """The picture of a failed check: the inputs, expected and yours, stacked (``None`` if there is
+    nothing to draw: a rule broken, an exception, too many numbers)."""
+    if r.status != "failed" or r.kind == "rule" or r.inputs is None or not isinstance(r.expected, torch.Tensor):
         return None
     from gatherbook.puzzles.draw import draw_case
 
-    p = get(r.name)
+    p = get(r.name.split(".", 1)[1])
     panels = [(a, v, "input") for a, v in zip(p.args, r.inputs)]
     panels.append(("expected", r.expected, "expected"))
     if isinstance(r.got, torch.Tensor):
@@ -209,17 +150,17 @@ def _show(fig) -> None:
     plt.close(fig)
 
 
-def check(name: str, fn: Callable[..., Any], *, lang: str | None = None, record: bool = True) -> None:
-    """Check the reader's ``fn`` against puzzle ``name``: print the verdict, draw a failure.
-
-    ``record=False`` keeps the result off the board (the book's own solution cells use it).
-    """
+def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None:
+    """Check the reader's ``fn`` against puzzle ``name``: print the verdict and draw a failure
+    (inputs, expected, yours). The result goes on the board, except for a function whose name
+    ends in ``_solution`` (the book's own folded solutions)."""
     r = run_check(name, fn, lang=lang)
-    if record and r.status != "not_attempted":
+    if r.status != "not_attempted" and not getattr(fn, "__name__", "").endswith("_solution"):
+        short = r.name.split(".", 1)[1]
         if r.passed:
-            _BOARD[r.name] = "solved"
-        elif _BOARD.get(r.name) != "solved":
-            _BOARD[r.name] = "tried"
+            _BOARD[short] = "solved"
+        elif _BOARD.get(short) != "solved":
+            _BOARD[short] = "tried"
     print(_fit(r.message))
     fig = figure(r)
     if fig is not None:

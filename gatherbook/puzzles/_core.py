@@ -210,12 +210,12 @@ def _scalar(v: Any) -> str:
     return str(v)
 
 
-def _fails(p: Puzzle, fn: Callable[..., Any], case: Case) -> tuple | None:
+def _fails(p: Puzzle, fn: Callable[..., Any], case: Case, guard: bool = True) -> tuple | None:
     """``None`` if ``fn`` is right on ``case``; else ``(kind, facts, differs, expected, got)``."""
     expected, _ = call(p, p.spec, case, guard=False)
     if isinstance(expected, (_Raised, Forbidden)):
         raise RuntimeError(f"the specification of {p.name} raised on {case!r}: {expected}")
-    got, mutated = call(p, fn, case, guard=True)
+    got, mutated = call(p, fn, case, guard=guard)
     kind, facts, differs = compare(p, expected, got)
     if kind is None and mutated:
         kind, facts = "mutated_input", {"arg": mutated}
@@ -251,6 +251,28 @@ def _settings(p: Puzzle):
     return settings(max_examples=p.n_examples, derandomize=True, database=None, deadline=None,
                     phases=(Phase.explicit, Phase.generate, Phase.shrink),
                     suppress_health_check=list(HealthCheck), print_blob=False)
+
+
+#: how many cases the latest search tried (the message of a passing check quotes it)
+LAST_SEARCH: dict[str, int] = {}
+
+
+def search(p: Puzzle, fn: Callable[..., Any]) -> Case | None:
+    """The smallest case hypothesis finds on which ``fn``'s answer differs from the loops'
+    (values, shape, dtype, an exception; the operations guard is not applied), or ``None``."""
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample
+
+    count = LAST_SEARCH.setdefault("examples", 0)
+
+    def bad(case: Case) -> bool:
+        LAST_SEARCH["examples"] = LAST_SEARCH.get("examples", 0) + 1
+        return _fails(p, fn, case, guard=False) is not None
+
+    try:
+        return find(p.cases(), bad, settings=_settings(p))
+    except NoSuchExample:
+        return None
 
 
 def run(p: Puzzle, fn: Callable[..., Any], *, search: bool = True) -> Result:

@@ -28,6 +28,8 @@ CHAPTERS = {
            "05_scatter": "第 5 章", "06_pitfalls_performance": "第 6 章"},
 }
 
+HIDDEN = {"source_hidden": True, "outputs_hidden": True}  # a folded solution cell, in JupyterLab
+
 SETUP = '''import torch
 import gatherbook as gb
 from gatherbook import puzzles as pz
@@ -55,7 +57,7 @@ W = {
             "[hypothesis](https://hypothesis.readthedocs.io) search random shapes and values and "
             "report the *smallest* case your answer gets wrong, with a picture. Only the listed "
             "operations are allowed, and no Python loop; the check enforces both. The solutions are "
-            "folded; the book's own solution does not count on your board."),
+            "folded; the book's own solution (`..._solution`) does not count on your board."),
         "board_md": "## Your board\n\nOne call shows which puzzles you have solved in this session.",
         "next": "Next: {doc}.",
     },
@@ -73,7 +75,7 @@ W = {
             "把 `raise NotImplementedError` 换成张量代码，再运行它下面的 `pz.check` 单元格。"
             "检查先用手写的边界用例，再让 [hypothesis](https://hypothesis.readthedocs.io) 搜索随机的形状和数值，"
             "报告你的答案算错的*最小*用例，并画出图来。只允许使用列出的运算，也不许用 Python 循环；检查会强制执行这两条。"
-            "解答默认折叠；本书自带的解答不计入你的进度。"),
+            "解答默认折叠；本书自带的解答（`..._solution`）不计入你的进度。"),
         "board_md": "## 你的进度\n\n调用一次就能看到本次会话中你已经解出了哪些题。",
         "next": "下一篇：{doc}。",
     },
@@ -124,8 +126,8 @@ def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
         code(f'pz.check("{p.name}", {p.name})'),
         md(f"````{{solution-start}} {label}\n:class: dropdown\n````\n\n{words['why']}",
            jupyter={"source_hidden": True}),
-        code(pz.source(p.solution), jupyter={"source_hidden": True}),
-        code(f'pz.check("{p.name}", {p.name}, record=False)  # the book\'s solution: off the board'),
+        code(pz.source(p.solution, f"{p.name}_solution"), jupyter=HIDDEN),
+        code(f'pz.check("{p.name}", {p.name}_solution)', jupyter=HIDDEN),
         md("````{solution-end}\n````"),
     ]
     return cells
