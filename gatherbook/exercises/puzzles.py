@@ -56,13 +56,13 @@ def exercise(p: Puzzle) -> Exercise:
         name=f"puzzles.{p.name}",
         title={"en": en["title"], "zh": zh["title"]},
         args=p.args,
-        reference=p.spec,
+        reference=p.solution,  # the loops are the definition; the reference must obey the rule too
         edge_cases=list(p.edges),
         random_case=None, n_random=0,
         search=lambda fn, p=p: search(p, fn),
         rtol=p.rtol, atol=p.atol,
         mistakes=[Mistake(w.key, w.fn, en=en[w.key], zh=zh[w.key]) for w in p.wrongs],
-        right=[p.solution, *p.rights],
+        right=list(p.rights),
         wrong=[Wrong(p.spec, hint=None, kind="rule", why="the loops: right values, but a Python loop")],
         rules=[guard_rule(p)],
     )

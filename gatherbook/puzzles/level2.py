@@ -39,7 +39,8 @@ ROWS_OF_BATCH = Puzzle(
     name="rows_of_batch", level=2, args=("x", "idx"), spec=rows_of_batch_spec,
     solution=rows_of_batch,
     rights=[lambda x, idx: x.gather(1, idx[:, :, None].expand(*idx.shape, x.shape[2])),
-            lambda x, idx: x.gather(1, idx.unsqueeze(2).repeat(1, 1, x.shape[2]))],
+            lambda x, idx: x.gather(1, idx.unsqueeze(2).repeat(1, 1, x.shape[2])),
+            lambda x, idx: x.flatten(0, 1).gather(0, (idx + torch.arange(x.shape[0], device=x.device)[:, None] * x.shape[1]).flatten()[:, None].expand(-1, x.shape[2])).view(*idx.shape, x.shape[2])],
     wrongs=[Wrong("forgot_expand", lambda x, idx: x.gather(1, idx.unsqueeze(-1))),
             Wrong("repeat_then_view", lambda x, idx: x.gather(
                 1, idx.repeat(1, x.shape[2]).view(*idx.shape, x.shape[2]))),
@@ -81,7 +82,8 @@ FEATURE_VECTOR = Puzzle(
     name="feature_vector", level=2, args=("x", "idx"), spec=feature_vector_spec,
     solution=feature_vector,
     rights=[lambda x, idx: x.gather(1, idx[:, None, None].expand(-1, 1, x.shape[2]))[:, 0],
-            lambda x, idx: x.gather(1, idx.view(-1, 1, 1).repeat(1, 1, x.shape[2])).view(-1, x.shape[2])],
+            lambda x, idx: x.gather(1, idx.view(-1, 1, 1).repeat(1, 1, x.shape[2])).view(-1, x.shape[2]),
+            lambda x, idx: x.gather(1, idx.view(-1, 1, 1).expand(x.shape[0], 1, x.shape[2])).flatten(1)],
     wrongs=[Wrong("forgot_squeeze", lambda x, idx: x.gather(1, idx.view(-1, 1, 1).expand(-1, 1, x.shape[2]))),
             Wrong("bare_squeeze", lambda x, idx: x.gather(1, idx.view(-1, 1, 1).expand(-1, 1, x.shape[2])).squeeze()),
             Wrong("forgot_expand", lambda x, idx: x.gather(1, idx.view(-1, 1, 1)).squeeze(1))],
@@ -119,7 +121,8 @@ PICK_PER_TOKEN = Puzzle(
     name="pick_per_token", level=2, args=("logp", "ids"), spec=pick_per_token_spec,
     solution=pick_per_token,
     rights=[lambda lp, ids: lp.gather(-1, ids[..., None])[..., 0],
-            lambda lp, ids: torch.gather(lp, 2, ids.unsqueeze(-1)).view(ids.shape)],
+            lambda lp, ids: torch.gather(lp, 2, ids.unsqueeze(-1)).view(ids.shape),
+            lambda lp, ids: lp.flatten(0, 1).gather(1, ids.flatten()[:, None]).view(ids.shape)],
     wrongs=[Wrong("wrong_dim", lambda lp, ids: lp.gather(1, ids.unsqueeze(2)).squeeze(2)),
             Wrong("forgot_squeeze", lambda lp, ids: lp.gather(2, ids.unsqueeze(2))),
             Wrong("bare_squeeze", lambda lp, ids: lp.gather(2, ids.unsqueeze(2)).squeeze())],
@@ -161,7 +164,8 @@ SAME_COLUMNS = Puzzle(
     name="same_columns", level=2, args=("x", "idx"), spec=same_columns_spec,
     solution=same_columns,
     rights=[lambda x, idx: x.gather(2, idx[:, None, :].expand(-1, x.shape[1], -1)),
-            lambda x, idx: x.gather(2, idx.unsqueeze(1).repeat(1, x.shape[1], 1))],
+            lambda x, idx: x.gather(2, idx.unsqueeze(1).repeat(1, x.shape[1], 1)),
+            lambda x, idx: x.transpose(1, 2).gather(1, idx.unsqueeze(-1).expand(-1, -1, x.shape[1])).transpose(1, 2)],
     wrongs=[Wrong("no_expand", lambda x, idx: x.gather(2, idx.unsqueeze(1))),
             Wrong("wrong_axis", lambda x, idx: x.gather(2, idx.unsqueeze(2).expand(-1, -1, x.shape[1]))),
             Wrong("gather_dim1", lambda x, idx: x.gather(1, idx.unsqueeze(1).expand(-1, x.shape[1], -1)))],
@@ -196,8 +200,8 @@ def sliding_windows(x, w):
     return x.unsqueeze(1).expand(B, T, L).gather(2, index)
 
 
-def _windows_index(T, w):
-    return torch.arange(T).unsqueeze(1) + torch.arange(w)
+def _windows_index(T, w, device=None):
+    return torch.arange(T, device=device).unsqueeze(1) + torch.arange(w, device=device)
 
 
 @st.composite
@@ -209,10 +213,11 @@ def _sliding_windows_cases(draw):
 SLIDING_WINDOWS = Puzzle(
     name="sliding_windows", level=2, args=("x", "w"), spec=sliding_windows_spec,
     solution=sliding_windows,
-    rights=[lambda x, w: x.gather(1, _windows_index(x.shape[1] - w + 1, w).view(1, -1)
+    rights=[lambda x, w: x.gather(1, _windows_index(x.shape[1] - w + 1, w, x.device).view(1, -1)
                                   .expand(x.shape[0], -1)).view(x.shape[0], x.shape[1] - w + 1, w),
-            lambda x, w: x.gather(1, _windows_index(x.shape[1] - w + 1, w).flatten()
-                                  .repeat(x.shape[0], 1)).reshape(x.shape[0], x.shape[1] - w + 1, w)],
+            lambda x, w: x.gather(1, _windows_index(x.shape[1] - w + 1, w, x.device).flatten()
+                                  .repeat(x.shape[0], 1)).reshape(x.shape[0], x.shape[1] - w + 1, w),
+            lambda x, w: x.unsqueeze(-1).gather(1, _windows_index(x.shape[1] - w + 1, w, x.device).view(1, -1, 1).expand(x.shape[0], -1, 1)).view(x.shape[0], x.shape[1] - w + 1, w)],
     wrongs=[Wrong("no_overlap", lambda x, w: x.unsqueeze(1).expand(-1, x.shape[1] - w + 1, -1).gather(
                 2, (torch.arange(x.shape[1] - w + 1)[:, None] * w + torch.arange(w))
                 .expand(x.shape[0], -1, -1))),
@@ -253,7 +258,8 @@ def _pick_layer_cases(draw):
 PICK_LAYER = Puzzle(
     name="pick_layer", level=2, args=("x", "idx"), spec=pick_layer_spec, solution=pick_layer,
     rights=[lambda x, idx: x.gather(0, idx[None])[0],
-            lambda x, idx: x.permute(1, 2, 0).gather(2, idx.unsqueeze(2)).squeeze(2)],
+            lambda x, idx: x.permute(1, 2, 0).gather(2, idx.unsqueeze(2)).squeeze(2),
+            lambda x, idx: x.transpose(0, 2).gather(2, idx.t().unsqueeze(2)).squeeze(2).t()],
     wrongs=[Wrong("forgot_squeeze", lambda x, idx: x.gather(0, idx.unsqueeze(0))),
             Wrong("no_unsqueeze", lambda x, idx: x.gather(0, idx)),
             Wrong("bare_squeeze", lambda x, idx: x.gather(0, idx.unsqueeze(0)).squeeze())],

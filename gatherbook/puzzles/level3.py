@@ -53,7 +53,8 @@ TOKEN_LOGPROBS = Puzzle(
     solution=token_logprobs,
     rights=[lambda lg, ids, pad: torch.where(ids[:, 1:] != pad, _shifted(lg, ids), 0.0),
             lambda lg, ids, pad: (lg[:, :-1].gather(2, ids[:, 1:, None]).squeeze(2)
-                                  - lg[:, :-1].logsumexp(-1)) * (ids[:, 1:] != pad)],
+                                  - lg[:, :-1].logsumexp(-1)) * (ids[:, 1:] != pad),
+            lambda lg, ids, pad: lg.log_softmax(-1)[:, :-1].gather(2, ids[:, 1:].unsqueeze(2))[..., 0].masked_fill(ids[:, 1:] == pad, 0.0)],
     wrongs=[Wrong("no_shift", lambda lg, ids, pad: lg.log_softmax(-1).gather(2, ids[..., None])
                   .squeeze(2).masked_fill(ids == pad, 0.0)),
             Wrong("no_mask", lambda lg, ids, pad: _shifted(lg, ids)),
@@ -107,7 +108,8 @@ DOUBLE_Q = Puzzle(
     solution=double_q,
     rights=[lambda qo, qt, v: qt.gather(1, torch.where(v, qo, float("-inf")).argmax(1)[:, None])[:, 0],
             lambda qo, qt, v: qt.gather(1, (qo + torch.zeros_like(qo).masked_fill(~v, float("-inf")))
-                                        .argmax(-1, keepdim=True)).view(-1)],
+                                        .argmax(-1, keepdim=True)).view(-1),
+            lambda qo, qt, v: qt.gather(1, qo.masked_fill(~v, float("-inf")).argmax(1).unsqueeze(1)).flatten()],
     wrongs=[Wrong("no_mask", lambda qo, qt, v: qt.gather(1, qo.argmax(1, keepdim=True)).squeeze(1)),
             Wrong("target_argmax", lambda qo, qt, v: qt.gather(
                 1, qt.masked_fill(~v, float("-inf")).argmax(1, keepdim=True)).squeeze(1)),
@@ -154,7 +156,8 @@ TOPK_IN_ORDER = Puzzle(
     name="topk_in_order", level=3, args=("x", "scores", "k"), spec=topk_in_order_spec,
     solution=topk_in_order,
     rights=[lambda x, s, k: x.gather(1, _expand_rows(x, s.argsort(1, descending=True)[:, :k].sort(1).values)),
-            lambda x, s, k: x.gather(1, _expand_rows(x, torch.topk(s, k, 1, sorted=False)[1].sort(1)[0]))],
+            lambda x, s, k: x.gather(1, _expand_rows(x, torch.topk(s, k, 1, sorted=False)[1].sort(1)[0])),
+            lambda x, s, k: x.gather(1, _expand_rows(x, s.sort(1, descending=True).indices[:, :k].sort(1).values))],
     wrongs=[Wrong("score_order", lambda x, s, k: x.gather(1, _expand_rows(x, s.topk(k, 1).indices))),
             Wrong("no_expand", lambda x, s, k: x.gather(1, s.topk(k, 1).indices.sort(1).values.unsqueeze(-1))),
             Wrong("lowest", lambda x, s, k: x.gather(1, _expand_rows(
@@ -192,7 +195,8 @@ def _unshuffle_cases(draw):
 UNSHUFFLE = Puzzle(
     name="unshuffle", level=3, args=("shuffled", "perm"), spec=unshuffle_spec, solution=unshuffle,
     rights=[lambda s, p: torch.zeros_like(s).scatter(1, p, s),
-            lambda s, p: s.scatter(1, p, s)],
+            lambda s, p: s.scatter(1, p, s),
+            lambda s, p: s.new_zeros(s.shape).scatter(1, p, s)],
     wrongs=[Wrong("shuffle_again", lambda s, p: s.gather(1, p)),
             Wrong("argsort_dim0", lambda s, p: s.gather(1, p.argsort(dim=0))),
             Wrong("sorted_values", lambda s, p: s.gather(1, s.argsort(dim=1)))],
@@ -251,7 +255,8 @@ BEAM_STEP = Puzzle(
     rights=[lambda q, s: _beam_from(q, s.flatten(1).argsort(1, descending=True)[:, :s.shape[1]], s.shape[2]),
             lambda q, s: torch.cat([q.gather(1, torch.div(_top(s), s.shape[2], rounding_mode="floor")
                                               .unsqueeze(-1).expand(-1, -1, q.shape[2])),
-                                    (_top(s) - _top(s) // s.shape[2] * s.shape[2]).unsqueeze(-1)], dim=2)],
+                                    (_top(s) - _top(s) // s.shape[2] * s.shape[2]).unsqueeze(-1)], dim=2),
+            lambda q, s: _beam_from(q, s.reshape(s.shape[0], s.shape[1] * s.shape[2]).topk(s.shape[1], 1).indices, s.shape[2])],
     wrongs=[Wrong("swapped", lambda q, s: torch.cat([
                 q.gather(1, (_top(s) % s.shape[2]).unsqueeze(-1).expand(-1, -1, q.shape[2])),
                 (_top(s) // s.shape[2]).unsqueeze(-1)], dim=2)),
@@ -305,7 +310,8 @@ TOP_P_MASK = Puzzle(
             lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
                 1, pr.argsort(dim=1, descending=True, stable=True),
                 pr.gather(1, pr.argsort(dim=1, descending=True, stable=True)).cumsum(1)
-                - pr.gather(1, pr.argsort(dim=1, descending=True, stable=True)) < p)],
+                - pr.gather(1, pr.argsort(dim=1, descending=True, stable=True)) < p),
+            lambda pr, p: _sorted_keep(pr, p)[0].scatter(1, _sorted_keep(pr, p)[1], _sorted_keep(pr, p)[0])],
     wrongs=[Wrong("sorted_order", lambda pr, p: _sorted_keep(pr, p)[0]),
             Wrong("cumsum_lt_p", lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
                 1, _sorted_keep(pr, p)[1], pr.sort(1, descending=True, stable=True)[0].cumsum(1) < p)),

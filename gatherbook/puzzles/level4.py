@@ -34,8 +34,9 @@ def _inverse_perm_cases(draw):
 
 INVERSE_PERM = Puzzle(
     name="inverse_perm", level=4, args=("perm",), spec=inverse_perm_spec, solution=inverse_perm,
-    rights=[lambda p: torch.empty_like(p).scatter_(0, p, torch.arange(p.shape[0])),
-            lambda p: p.scatter(0, p, torch.arange(p.shape[0]))],
+    rights=[lambda p: torch.empty_like(p).scatter_(0, p, torch.arange(p.shape[0], device=p.device)),
+            lambda p: p.scatter(0, p, torch.arange(p.shape[0], device=p.device)),
+            lambda p: torch.zeros_like(p).scatter_add(0, p, torch.arange(p.shape[0], device=p.device))],
     wrongs=[Wrong("compose", lambda p: p.gather(0, p)),
             Wrong("scatter_swapped", lambda p: torch.zeros_like(p).scatter(0, torch.arange(p.shape[0]), p)),
             Wrong("one_based", lambda p: torch.zeros_like(p).scatter(0, p, torch.arange(1, p.shape[0] + 1)))],
@@ -72,7 +73,8 @@ def _rank_cases(draw):
 RANK = Puzzle(
     name="rank", level=4, args=("x",), spec=rank_spec, solution=rank,
     rights=[lambda x: (x.unsqueeze(2) > x.unsqueeze(1)).sum(2),
-            lambda x: torch.empty_like(x).scatter_(1, x.argsort(dim=1), torch.arange(x.shape[1]).repeat(x.shape[0], 1))],
+            lambda x: torch.empty_like(x).scatter_(1, x.argsort(dim=1), torch.arange(x.shape[1], device=x.device).repeat(x.shape[0], 1)),
+            lambda x: torch.zeros_like(x).scatter_add(1, x.argsort(dim=1), torch.arange(x.shape[1], device=x.device).expand_as(x))],
     wrongs=[Wrong("order_not_rank", lambda x: x.argsort(dim=1)),
             Wrong("descending", lambda x: torch.zeros_like(x).scatter(
                 1, x.argsort(dim=1, descending=True), torch.arange(x.shape[1]).expand_as(x))),
@@ -109,9 +111,10 @@ def _one_hot_cases(draw):
 
 ONE_HOT = Puzzle(
     name="one_hot", level=4, args=("idx", "C"), spec=one_hot_spec, solution=one_hot,
-    rights=[lambda idx, C: (idx.unsqueeze(1) == torch.arange(C)).long(),
-            lambda idx, C: torch.zeros(idx.shape[0], C, dtype=torch.long).scatter_(
-                1, idx[:, None], torch.ones(idx.shape[0], 1, dtype=torch.long))],
+    rights=[lambda idx, C: (idx.unsqueeze(1) == torch.arange(C, device=idx.device)).long(),
+            lambda idx, C: torch.zeros(idx.shape[0], C, dtype=torch.long, device=idx.device).scatter_(
+                1, idx[:, None], torch.ones(idx.shape[0], 1, dtype=torch.long, device=idx.device)),
+            lambda idx, C: torch.zeros(idx.shape[0], C, dtype=torch.long, device=idx.device).scatter_add(1, idx[:, None], torch.ones(idx.shape[0], 1, dtype=torch.long, device=idx.device))],
     wrongs=[Wrong("float_dtype", lambda idx, C: torch.zeros(idx.shape[0], C).scatter(1, idx[:, None], 1.0)),
             Wrong("scatter_dim0", lambda idx, C: torch.zeros(idx.shape[0], C, dtype=torch.long)
                   .scatter(0, idx[:, None], 1)),
@@ -148,9 +151,10 @@ def _histogram_cases(draw):
 
 HISTOGRAM = Puzzle(
     name="histogram", level=4, args=("x", "C"), spec=histogram_spec, solution=histogram,
-    rights=[lambda x, C: (x.unsqueeze(2) == torch.arange(C)).sum(1),
-            lambda x, C: torch.zeros(x.shape[0], C, dtype=torch.long).scatter_reduce(
-                1, x, torch.ones_like(x), reduce="sum")],
+    rights=[lambda x, C: (x.unsqueeze(2) == torch.arange(C, device=x.device)).sum(1),
+            lambda x, C: torch.zeros(x.shape[0], C, dtype=torch.long, device=x.device).scatter_reduce(
+                1, x, torch.ones_like(x), reduce="sum"),
+            lambda x, C: torch.zeros(x.shape[0] * C, dtype=torch.long, device=x.device).scatter_add(0, (x + torch.arange(x.shape[0], device=x.device)[:, None] * C).flatten(), torch.ones(x.numel(), dtype=torch.long, device=x.device)).view(x.shape[0], C)],
     wrongs=[Wrong("scatter_not_add", lambda x, C: torch.zeros(x.shape[0], C, dtype=torch.long)
                   .scatter(1, x, torch.ones_like(x))),
             Wrong("dim0", lambda x, C: torch.zeros(x.shape[0], C, dtype=torch.long)
@@ -194,8 +198,9 @@ def segment_sum(values, seg, S):
 SEGMENT_SUM = Puzzle(
     name="segment_sum", level=4, args=("values", "seg", "S"), spec=segment_sum_spec,
     solution=segment_sum,
-    rights=[lambda v, s, S: torch.zeros(S).index_add(0, s, v),
-            lambda v, s, S: (v.unsqueeze(1) * (s.unsqueeze(1) == torch.arange(S))).sum(0)],
+    rights=[lambda v, s, S: torch.zeros(S, device=v.device).index_add(0, s, v),
+            lambda v, s, S: (v.unsqueeze(1) * (s.unsqueeze(1) == torch.arange(S, device=v.device))).sum(0),
+            lambda v, s, S: torch.zeros(S, device=v.device).scatter_reduce(0, s, v, reduce="sum")],
     wrongs=[Wrong("scatter_last_wins", lambda v, s, S: torch.zeros(S).scatter(0, s, v)),
             Wrong("counts", lambda v, s, S: torch.zeros(S).scatter_add(0, s, torch.ones_like(v))),
             Wrong("gather_not_scatter", lambda v, s, S: v.gather(0, s))],
@@ -224,9 +229,10 @@ def segment_max(values, seg, S):
 SEGMENT_MAX = Puzzle(
     name="segment_max", level=4, args=("values", "seg", "S"), spec=segment_max_spec,
     solution=segment_max,
-    rights=[lambda v, s, S: torch.full((S,), -INF).scatter_reduce(0, s, v, reduce="amax").masked_fill(
-                torch.full((S,), -INF).scatter_reduce(0, s, v, reduce="amax") == -INF, 0.0),
-            lambda v, s, S: torch.zeros(S).index_reduce(0, s, v, "amax", include_self=False)],
+    rights=[lambda v, s, S: torch.full((S,), -INF, device=v.device).scatter_reduce(0, s, v, reduce="amax").masked_fill(
+                torch.full((S,), -INF, device=v.device).scatter_reduce(0, s, v, reduce="amax") == -INF, 0.0),
+            lambda v, s, S: torch.zeros(S, device=v.device).index_reduce(0, s, v, "amax", include_self=False),
+            lambda v, s, S: torch.full((S,), -INF, device=v.device).index_reduce(0, s, v, "amax").masked_fill(torch.full((S,), -INF, device=v.device).index_reduce(0, s, v, "amax") == -INF, 0.0)],
     wrongs=[Wrong("include_self", lambda v, s, S: torch.zeros(S).scatter_reduce(0, s, v, reduce="amax")),
             Wrong("scatter_last_wins", lambda v, s, S: torch.zeros(S).scatter(0, s, v)),
             Wrong("amin", lambda v, s, S: torch.zeros(S).scatter_reduce(0, s, v, reduce="amin",
@@ -256,9 +262,10 @@ def segment_mean(values, seg, S):
 SEGMENT_MEAN = Puzzle(
     name="segment_mean", level=4, args=("values", "seg", "S"), spec=segment_mean_spec,
     solution=segment_mean,
-    rights=[lambda v, s, S: torch.zeros(S).scatter_reduce(0, s, v, reduce="mean", include_self=False),
-            lambda v, s, S: torch.zeros(S).index_add(0, s, v)
-            / torch.zeros(S).index_add(0, s, torch.ones_like(v)).clamp(min=1)],
+    rights=[lambda v, s, S: torch.zeros(S, device=v.device).scatter_reduce(0, s, v, reduce="mean", include_self=False),
+            lambda v, s, S: torch.zeros(S, device=v.device).index_add(0, s, v)
+            / torch.zeros(S, device=v.device).index_add(0, s, torch.ones_like(v)).clamp(min=1),
+            lambda v, s, S: torch.zeros(S, device=v.device).index_add(0, s, v) / torch.maximum(torch.zeros(S, device=v.device).index_add(0, s, torch.ones_like(v)), torch.ones(S, device=v.device))],
     wrongs=[Wrong("include_self", lambda v, s, S: torch.zeros(S).scatter_reduce(0, s, v, reduce="mean")),
             Wrong("divide_by_n", lambda v, s, S: torch.zeros(S).scatter_add(0, s, v) / max(v.shape[0], 1)),
             Wrong("nan_on_empty", lambda v, s, S: torch.zeros(S).scatter_add(0, s, v)
@@ -306,13 +313,14 @@ def _starts(n):
 RAGGED_TO_PADDED = Puzzle(
     name="ragged_to_padded", level=4, args=("values", "lengths", "L", "pad"),
     spec=ragged_to_padded_spec, solution=ragged_to_padded,
-    rights=[lambda v, n, L, pad: torch.full((n.shape[0] * L,), pad).scatter(
-                0, (torch.arange(v.shape[0]).unsqueeze(1) >= n.cumsum(0)).sum(1) * L + torch.arange(v.shape[0])
-                - _starts(n).gather(0, (torch.arange(v.shape[0]).unsqueeze(1) >= n.cumsum(0)).sum(1)), v)
+    rights=[lambda v, n, L, pad: torch.full((n.shape[0] * L,), pad, device=v.device).scatter(
+                0, (torch.arange(v.shape[0], device=v.device).unsqueeze(1) >= n.cumsum(0)).sum(1) * L + torch.arange(v.shape[0], device=v.device)
+                - _starts(n).gather(0, (torch.arange(v.shape[0], device=v.device).unsqueeze(1) >= n.cumsum(0)).sum(1)), v)
             .view(n.shape[0], L),
             lambda v, n, L, pad: v.expand(n.shape[0], -1).gather(
-                1, (_starts(n)[:, None] + torch.arange(L)).clamp(max=v.shape[0] - 1))
-            .masked_fill(torch.arange(L) >= n[:, None], pad)],
+                1, (_starts(n)[:, None] + torch.arange(L, device=v.device)).clamp(max=v.shape[0] - 1))
+            .masked_fill(torch.arange(L, device=v.device) >= n[:, None], pad),
+            lambda v, n, L, pad: torch.where(torch.arange(L, device=v.device) >= n[:, None], pad, v.gather(0, (_starts(n)[:, None] + torch.arange(L, device=v.device)).clamp(max=v.shape[0] - 1).flatten()).view(-1, L))],
     wrongs=[Wrong("inclusive_starts", lambda v, n, L, pad: torch.where(
                 torch.arange(L) < n[:, None],
                 v.gather(0, (n.cumsum(0)[:, None] + torch.arange(L)).clamp(max=v.shape[0] - 1).flatten())
@@ -363,11 +371,12 @@ def _right_to_left_cases(draw):
 RIGHT_TO_LEFT = Puzzle(
     name="right_to_left", level=4, args=("padded", "lengths", "pad"), spec=right_to_left_spec,
     solution=right_to_left,
-    rights=[lambda x, n, pad: x.gather(1, (torch.arange(x.shape[1]) + n[:, None]) % x.shape[1])
-            .masked_fill(torch.arange(x.shape[1]) < x.shape[1] - n[:, None], pad),
+    rights=[lambda x, n, pad: x.gather(1, (torch.arange(x.shape[1], device=x.device) + n[:, None]) % x.shape[1])
+            .masked_fill(torch.arange(x.shape[1], device=x.device) < x.shape[1] - n[:, None], pad),
             lambda x, n, pad: torch.where(
-                torch.arange(x.shape[1]) >= x.shape[1] - n[:, None],
-                x.gather(1, (torch.arange(x.shape[1]) - x.shape[1] + n[:, None]).clamp(min=0)), pad)],
+                torch.arange(x.shape[1], device=x.device) >= x.shape[1] - n[:, None],
+                x.gather(1, (torch.arange(x.shape[1], device=x.device) - x.shape[1] + n[:, None]).clamp(min=0)), pad),
+            lambda x, n, pad: torch.where(torch.arange(x.shape[1], device=x.device) + n[:, None] >= x.shape[1], x.gather(1, (torch.arange(x.shape[1], device=x.device) + n[:, None]) % x.shape[1]), pad)],
     wrongs=[Wrong("no_mask", lambda x, n, pad: x.gather(1, (torch.arange(x.shape[1]) + n[:, None]) % x.shape[1])),
             Wrong("shift_wrong_way", lambda x, n, pad: torch.where(
                 torch.arange(x.shape[1]) >= x.shape[1] - n[:, None],
@@ -408,7 +417,7 @@ def moe_dispatch(x, expert, E, C):
 
 
 def _slot(expert, E):
-    onehot = (expert.unsqueeze(1) == torch.arange(E)).long()
+    onehot = (expert.unsqueeze(1) == torch.arange(E, device=expert.device)).long()
     return (onehot.cumsum(0) - 1).gather(1, expert.unsqueeze(1)).squeeze(1)
 
 
@@ -426,11 +435,12 @@ def _moe_dispatch_cases(draw):
 MOE_DISPATCH = Puzzle(
     name="moe_dispatch", level=4, args=("x", "expert", "E", "C"), spec=moe_dispatch_spec,
     solution=moe_dispatch,
-    rights=[lambda x, e, E, C: torch.zeros(E * C + 1, x.shape[1], dtype=x.dtype).index_add(
+    rights=[lambda x, e, E, C: torch.zeros(E * C + 1, x.shape[1], dtype=x.dtype, device=x.device).index_add(
                 0, torch.where(_slot(e, E) < C, e * C + _slot(e, E), E * C), x)[:E * C].view(E, C, -1),
-            lambda x, e, E, C: torch.zeros(E * C + 1, x.shape[1], dtype=x.dtype).scatter_add(
+            lambda x, e, E, C: torch.zeros(E * C + 1, x.shape[1], dtype=x.dtype, device=x.device).scatter_add(
                 0, torch.where(_slot(e, E) < C, e * C + _slot(e, E), E * C)[:, None].expand(-1, x.shape[1]), x)
-            [:E * C].view(E, C, x.shape[1])],
+            [:E * C].view(E, C, x.shape[1]),
+            lambda x, e, E, C: torch.zeros(E * C + 1, x.shape[1], dtype=x.dtype, device=x.device).scatter_reduce(0, torch.where(_slot(e, E) < C, e * C + _slot(e, E), E * C)[:, None].expand(-1, x.shape[1]), x, reduce="sum")[:E * C].view(E, C, x.shape[1])],
     wrongs=[Wrong("no_capacity", lambda x, e, E, C: _dispatch(x, e * C + _slot(e, E), E, C, E * C)),
             Wrong("slot_from_one", lambda x, e, E, C: _dispatch(
                 x, torch.where(_slot(e, E) + 1 < C, e * C + _slot(e, E) + 1, E * C), E, C, E * C + 1)),
@@ -480,7 +490,8 @@ MOE_COMBINE = Puzzle(
     solution=moe_combine,
     rights=[lambda b, e, s, w: b.flatten(0, 1).gather(0, _rows(b, e, s)) * (w * (s >= 0)).unsqueeze(1),
             lambda b, e, s, w: (b.view(-1, b.shape[2]).gather(0, _rows(b, e, s)) * w[:, None])
-            .masked_fill(s[:, None] < 0, 0.0)],
+            .masked_fill(s[:, None] < 0, 0.0),
+            lambda b, e, s, w: b.flatten().gather(0, ((e * b.shape[1] + s.clamp(min=0))[:, None] * b.shape[2] + torch.arange(b.shape[2], device=b.device)).flatten()).view(-1, b.shape[2]) * (w * (s >= 0))[:, None]],
     wrongs=[Wrong("no_weight", lambda b, e, s, w: b.flatten(0, 1).gather(0, _rows(b, e, s))
                   .masked_fill(s[:, None] < 0, 0.0)),
             Wrong("dropped_kept", lambda b, e, s, w: b.flatten(0, 1).gather(0, _rows(b, e, s)) * w[:, None]),
