@@ -75,9 +75,27 @@ def ops_text(p: Puzzle, code: str = "") -> str:
     return "; ".join(parts)
 
 
-def allowed(name: str) -> str:
-    """The operations puzzle ``name`` allows, in Markdown (each in backticks, groups by ``;``)."""
-    return ops_text(get(name), "`")
+GROUP_NAMES = {
+    "en": {"arith": "arithmetic", "compare": "comparisons", "shape": "shapes and indexing",
+           "create": "new tensors", "where": "selection", "scatter": "the scatter family"},
+    "zh": {"arith": "算术", "compare": "比较", "shape": "形状与下标", "create": "新建张量",
+           "where": "选择", "scatter": "scatter 一族"},
+}
+
+
+def allowed(name: str, lang: str | None = None) -> str:
+    """The operations puzzle ``name`` allows, in Markdown: the puzzle's own first, then each group
+    by its name (``arithmetic `+ - * ...```)."""
+    lang = resolve(lang)
+    own, groups = [], []
+    for op in get(name).allowed:
+        if op in GROUPS:
+            groups.append(f"{GROUP_NAMES[lang][op]} `{' '.join(GROUPS[op])}`")
+        else:
+            own.append(f"`{op}`")
+    sep = "; " if lang == "en" else "；"
+    return sep.join([", ".join(own) if lang == "en" else "、".join(own)] + groups) if own \
+        else sep.join(groups)
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,6 +130,11 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None):
     if r.status == "passed":
         lines[0] = ui["passed"].format(name=r.name, edges=len(p.edges),
                                        search=_core.LAST_SEARCH.get("examples", 0))
+    elif r.kind == "rule":  # the values were right: the call and the allowed list say it all
+        from gatherbook.exercises._messages import text
+
+        if text(lang, "input") in lines:
+            lines = lines[:lines.index(text(lang, "input"))]
     elif r.case is not None and r.case > len(p.edges) and r.status in ("failed", "raised"):
         lines.insert(1, ui["found"])
     return dataclasses.replace(r, message="\n".join(lines))

@@ -30,7 +30,9 @@ CHAPTERS = {
 
 HIDDEN = {"source_hidden": True, "outputs_hidden": True}  # a folded solution cell, in JupyterLab
 
-SETUP = '''import torch
+SETUP = '''import math
+
+import torch
 import gatherbook as gb
 from gatherbook import puzzles as pz
 
@@ -102,8 +104,12 @@ def _doc(lang: str, stem: str, label: str | None = None) -> str:
 
 def _stub(p: pz.Puzzle, lang: str) -> str:
     args = ", ".join(p.args)
+    doc = p.signature
+    if len(doc) + 10 > 88:  # the shapes on one line, the result on the next
+        head, result = doc.split("  ->  ")
+        doc = f"{head}\n    ->  {result}"
     return (f"def {p.name}({args}):\n"
-            f"    \"\"\"{p.signature}\"\"\"\n"
+            f"    \"\"\"{doc}\"\"\"\n"
             f"    raise NotImplementedError  # {W[lang]['your_code']}")
 
 
@@ -113,7 +119,7 @@ def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
     task = "\n\n".join([
         words["task"],
         w["shapes"].format(sig=p.signature),
-        w["allowed"].format(ops=pz.allowed(p.name)),
+        w["allowed"].format(ops=pz.allowed(p.name, lang)),
         w["taught"].format(doc=_doc(lang, p.chapter)),
     ])
     cells = [

@@ -136,7 +136,8 @@ def rotate_spec(x, k):
 
 def rotate(x, k):
     B, N = x.shape
-    idx = (torch.arange(N, device=x.device) + k) % N  # (N,): the column each output cell reads
+    # (N,): the column each output cell reads
+    idx = (torch.arange(N, device=x.device) + k) % N
     return x.gather(1, idx.expand(B, N))
 
 
@@ -215,7 +216,8 @@ def value_at_argmax_spec(scores, values):
 
 
 def value_at_argmax(scores, values):
-    best = scores.argmax(dim=1, keepdim=True)  # (B, 1): the column of each row's maximum
+    # (B, 1): the column of each row's maximum
+    best = scores.argmax(dim=1, keepdim=True)
     return values.gather(1, best).squeeze(1)
 
 

@@ -32,7 +32,8 @@ def token_logprobs_spec(logits, ids, pad):
 
 
 def token_logprobs(logits, ids, pad):
-    logp = logits[:, :-1].log_softmax(dim=-1)    # (B, L-1, V): position i predicts token i+1
+    # (B, L-1, V): position i predicts token i+1
+    logp = logits[:, :-1].log_softmax(dim=-1)
     target = ids[:, 1:]                          # (B, L-1)
     lp = logp.gather(2, target.unsqueeze(2)).squeeze(2)
     return lp.masked_fill(target == pad, 0.0)
@@ -90,7 +91,8 @@ def double_q_spec(q_online, q_target, valid):
 
 def double_q(q_online, q_target, valid):
     masked = q_online.masked_fill(~valid, float("-inf"))  # invalid actions never win
-    best = masked.argmax(dim=1, keepdim=True)             # (B, 1): chosen by the online net
+    # (B, 1): chosen by the online net
+    best = masked.argmax(dim=1, keepdim=True)
     return q_target.gather(1, best).squeeze(1)            # valued by the target net
 
 
@@ -99,7 +101,8 @@ def _double_q_cases(draw):
     B, A = draw(st.integers(0, 3)), draw(st.integers(1, 4))
     valid = draw(bools((B, A)))
     for b, a in enumerate(draw(st.lists(st.integers(0, A - 1), min_size=B, max_size=B))):
-        valid[b, a] = True                                 # at least one valid action per row
+        # at least one valid action per row
+        valid[b, a] = True
     return draw(ints((B, A), -5, 5)).to(F32), draw(floats((B, A))), valid
 
 
@@ -131,13 +134,15 @@ def topk_in_order_spec(x, scores, k):
     out = torch.zeros(B, k, D, dtype=x.dtype)
     for b in range(B):
         ranked = sorted(range(N), key=lambda n: -float(scores[b, n]))[:k]  # the k best
-        for slot, n in enumerate(sorted(ranked)):                          # in image order
+        # in image order
+        for slot, n in enumerate(sorted(ranked)):
             out[b, slot] = x[b, n]
     return out
 
 
 def topk_in_order(x, scores, k):
-    keep = scores.topk(k, dim=1).indices.sort(dim=1).values  # (B, k), ascending positions
+    # (B, k), ascending positions
+    keep = scores.topk(k, dim=1).indices.sort(dim=1).values
     D = x.shape[2]
     return x.gather(1, keep.unsqueeze(-1).expand(-1, -1, D))
 
@@ -177,7 +182,8 @@ def unshuffle_spec(shuffled, perm):
     out = torch.zeros(B, N, dtype=shuffled.dtype)
     for b in range(B):
         for j in range(N):
-            out[b, perm[b, j]] = shuffled[b, j]  # shuffled[b][j] came from x[b][perm[b][j]]
+            # shuffled[b][j] came from x[b][perm[b][j]]
+            out[b, perm[b, j]] = shuffled[b, j]
     return out
 
 
@@ -216,10 +222,11 @@ def beam_step_spec(seqs, scores):
     V = scores.shape[2]
     out = torch.zeros(B, K, T + 1, dtype=seqs.dtype)
     for b in range(B):
-        ranked = sorted(((float(scores[b, k, v]), k, v) for k in range(K) for v in range(V)),
-                        reverse=True)[:K]            # the K best (beam, token) pairs
+        pairs = [(float(scores[b, k, v]), k, v) for k in range(K) for v in range(V)]
+        ranked = sorted(pairs, reverse=True)[:K]  # the K best (beam, token) pairs
         for j, (_, k, v) in enumerate(ranked):
-            out[b, j, :T] = seqs[b, k]               # the history of the beam it extends
+            # the history of the beam it extends
+            out[b, j, :T] = seqs[b, k]
             out[b, j, T] = v                         # and the new token
     return out
 
@@ -277,7 +284,8 @@ def top_p_mask_spec(probs, p):
     B, V = probs.shape
     keep = torch.zeros(B, V, dtype=torch.bool)
     for b in range(B):
-        order = sorted(range(V), key=lambda v: -float(probs[b, v]))  # stable: ties by index
+        # stable: ties by index
+        order = sorted(range(V), key=lambda v: -float(probs[b, v]))
         before = 0.0
         for v in order:
             if before < p:                 # the mass ranked above v is still below p
@@ -288,15 +296,18 @@ def top_p_mask_spec(probs, p):
 
 def top_p_mask(probs, p):
     sp, order = probs.sort(dim=1, descending=True, stable=True)  # (B, V) each
-    before = sp.cumsum(dim=1) - sp                                # mass ranked above each
+    # mass ranked above each
+    before = sp.cumsum(dim=1) - sp
     keep_sorted = before < p                                      # in sorted order
-    return torch.zeros_like(keep_sorted).scatter(1, order, keep_sorted)  # back to vocab order
+    # back to vocab order
+    return torch.zeros_like(keep_sorted).scatter(1, order, keep_sorted)
 
 
 @st.composite
 def _top_p_mask_cases(draw):
     B, V = draw(st.integers(0, 3)), draw(st.integers(1, 5))
-    return draw(probs(B, V)), (2 * draw(st.integers(0, 31)) + 1) / 64  # p never equals a sum
+    # p never equals a sum
+    return draw(probs(B, V)), (2 * draw(st.integers(0, 31)) + 1) / 64
 
 
 def _sorted_keep(probs, p):

@@ -59,7 +59,8 @@ def rank_spec(x):
 
 def rank(x):
     B, N = x.shape
-    order = x.argsort(dim=1)                                   # order[b][r]: the r-th smallest
+    # order[b][r]: the r-th smallest
+    order = x.argsort(dim=1)
     ranks = torch.arange(N, device=x.device).expand(B, N)
     return torch.zeros_like(order).scatter(1, order, ranks)   # rank[b][order[b][r]] = r
 
@@ -140,7 +141,8 @@ def histogram_spec(x, C):
 def histogram(x, C):
     B = x.shape[0]
     counts = torch.zeros(B, C, dtype=torch.int64, device=x.device)
-    return counts.scatter_add(1, x, torch.ones_like(x))  # each value adds 1 to its own bin
+    # each value adds 1 to its own bin
+    return counts.scatter_add(1, x, torch.ones_like(x))
 
 
 @st.composite
@@ -249,7 +251,8 @@ def segment_mean_spec(values, seg, S):
     for i in range(values.shape[0]):
         total[int(seg[i])] += float(values[i])
         count[int(seg[i])] += 1
-    return torch.tensor([tot / c if c else 0.0 for tot, c in zip(total, count)], dtype=values.dtype)
+    means = [tot / c if c else 0.0 for tot, c in zip(total, count)]
+    return torch.tensor(means, dtype=values.dtype)
 
 
 def segment_mean(values, seg, S):
@@ -290,9 +293,11 @@ def ragged_to_padded_spec(values, lengths, L, pad):
 
 
 def ragged_to_padded(values, lengths, L, pad):
-    starts = lengths.cumsum(0) - lengths                    # (B,): where each sequence starts
+    # (B,): where each sequence starts
+    starts = lengths.cumsum(0) - lengths
     pos = torch.arange(L, device=values.device)             # (L,)
-    src = (starts.unsqueeze(1) + pos).clamp(max=values.shape[0] - 1)  # (B, L), kept in range
+    # (B, L), kept in range
+    src = (starts.unsqueeze(1) + pos).clamp(max=values.shape[0] - 1)
     got = values.gather(0, src.flatten()).view(src.shape)
     return torch.where(pos < lengths.unsqueeze(1), got, pad)
 
@@ -355,7 +360,8 @@ def right_to_left_spec(padded, lengths, pad):
 def right_to_left(padded, lengths, pad):
     L = padded.shape[1]
     pos = torch.arange(L, device=padded.device)          # (L,)
-    shift = (L - lengths).unsqueeze(1)                   # (B, 1): pads to move to the front
+    # (B, 1): pads to move to the front
+    shift = (L - lengths).unsqueeze(1)
     src = (pos - shift) % L                              # (B, L): a column in range
     return torch.where(pos >= shift, padded.gather(1, src), pad)
 
@@ -409,8 +415,10 @@ def moe_dispatch_spec(x, expert, E, C):
 def moe_dispatch(x, expert, E, C):
     N, D = x.shape
     onehot = (expert.unsqueeze(1) == torch.arange(E, device=x.device)).long()  # (N, E)
-    slot = (onehot.cumsum(0) - 1).gather(1, expert.unsqueeze(1)).squeeze(1)   # (N,) rank in expert
-    dest = torch.where(slot < C, expert * C + slot, E * C)   # dropped tokens go to a spare row
+    # (N,) rank in expert
+    slot = (onehot.cumsum(0) - 1).gather(1, expert.unsqueeze(1)).squeeze(1)
+    # dropped tokens go to a spare row
+    dest = torch.where(slot < C, expert * C + slot, E * C)
     buf = torch.zeros(E * C + 1, D, dtype=x.dtype, device=x.device)
     buf = buf.scatter(0, dest.unsqueeze(1).expand(-1, D), x)
     return buf[:E * C].view(E, C, D)
@@ -462,14 +470,16 @@ def moe_combine_spec(buf, expert, slot, weight):
     N = expert.shape[0]
     out = torch.zeros(N, D, dtype=buf.dtype)
     for n in range(N):
-        if slot[n] >= 0:                 # slot -1: the token was dropped, its output is 0
+        # slot -1: the token was dropped, its output is 0
+        if slot[n] >= 0:
             out[n] = weight[n] * buf[expert[n], slot[n]]
     return out
 
 
 def moe_combine(buf, expert, slot, weight):
     E, C, D = buf.shape
-    rows = expert * C + slot.clamp(min=0)                       # (N,): row of the flat buffer
+    # (N,): row of the flat buffer
+    rows = expert * C + slot.clamp(min=0)
     got = buf.view(E * C, D).gather(0, rows.unsqueeze(1).expand(-1, D))  # (N, D)
     return torch.where((slot >= 0).unsqueeze(1), got * weight.unsqueeze(1), 0.0)
 
