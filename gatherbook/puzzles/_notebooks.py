@@ -38,8 +38,8 @@ from gatherbook import puzzles as pz
 
 torch.manual_seed(0)
 dev = gb.setup(lang="{lang}")  # {comment}'''
-SETUP_COMMENT = {"en": "language of this notebook; the puzzles' tensors live on the CPU",
-                 "zh": "本 notebook 的语言；练习题的张量都在 CPU 上"}
+SETUP_COMMENT = {"en": "language of this notebook; puzzles run on the CPU",
+                 "zh": "本 notebook 的语言；练习题都在 CPU 上运行"}
 
 W = {
     "en": {

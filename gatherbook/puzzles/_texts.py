@@ -92,7 +92,7 @@ UI = {
 
 LEVELS = {
     "en": {1: "Warm-up: 1D and 2D", 2: "3D and expand", 3: "In real code", 4: "Scatter and inverses"},
-    "zh": {1: "热身：一维与二维", 2: "三维与 expand", 3: "真实代码中的用法", 4: "scatter 与逆运算"},
+    "zh": {1: "热身：1D 与 2D", 2: "3D 与 expand", 3: "真实代码中的用法", 4: "scatter 与逆运算"},
 }
 
 # Each puzzle: title, task (what to write), why (the solution in one line), and one hint per
