@@ -52,7 +52,7 @@ __all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "Rule", "Wrong", "c
            "names", "on_result", "progress", "run_check", "title"]
 
 #: The chapters' exercise modules, in book order: a new chapter appends its module's name.
-CHAPTERS = ("ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7")
+CHAPTERS = ("ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "puzzles")
 
 _REGISTRY: dict[str, Exercise] = {}
 _TEXTS: dict[str, dict[str, dict[str, dict[str, str]]]] = {}  # chapter -> its MESSAGES (old layout)

@@ -94,6 +94,9 @@ class Exercise:
         random_case: ``random_case(g) -> Case`` draws one case from a CPU ``torch.Generator``.
         n_random: how many random cases to draw.
         seed: the generator's seed, so the cases are the same on every run.
+        search: ``search(fn) -> Case | None``, run once the other cases pass: a case on which ``fn``
+            differs from the reference (the practice puzzles: hypothesis's smallest failing case),
+            checked like the others after them; ``None`` when it finds none.
         more_cases: ``more_cases() -> list[Case]``, cases from any other generator (e.g. examples
             of a hypothesis strategy, drawn once with a fixed seed), checked after the random ones.
         rtol, atol: tolerance of :func:`torch.allclose` for floating-point answers.
@@ -130,6 +133,7 @@ class Exercise:
     grad_args: tuple[str, ...] | None = None
     rules: Sequence[Rule] = ()
     time_limit: float = 30.0
+    search: Callable[[Callable[..., Any]], Case | None] | None = None
 
     def __post_init__(self) -> None:
         if self.grad not in (None, "same", "none"):
@@ -589,6 +593,7 @@ class _Run:
     def check(self) -> CheckResult:
         ex, fn = self.ex, self.fn
         firsts: dict[int, Any] = {}
+        searched = False
         for k, case in enumerate(self.cases, start=1):
             self.k = k
             ref = self.call(ex.reference, case, ex.grad)
@@ -626,6 +631,12 @@ class _Run:
                     if diff.any():
                         return fail("grad", {"arg": name, "n_diff": int(diff.sum()), "n": diff.numel()})
             firsts[k] = got.out
+            if k == len(self.cases) and ex.search is not None and not searched:
+                searched = True  # the cases passed: look for one they missed (checked next)
+                found = ex.search(fn)
+                if found is not None:
+                    self.cases.append(found)
+                    self.n += 1
         for k in list(firsts)[:3]:  # called twice on the same inputs, the same answer (no state kept)
             self.k = k
             args = [a.clone() if isinstance(a, torch.Tensor) else a for a in self.cases[k - 1]]

@@ -1,0 +1,184 @@
+"""Write the Practice notebooks of both editions from the puzzles' declarations (maintainers).
+
+    python -m gatherbook.puzzles._notebooks        # writes notebooks/{en,zh}/08_practice*.ipynb
+    make execute NB="notebooks/en/08_practice*.ipynb notebooks/zh/08_practice*.ipynb"
+
+The code cells come from the declarations (the loops, the stub's signature, the solution), so the
+two editions have the same code cells by construction; the prose is in this file, per language.
+Writing drops the stored outputs: execute the notebooks afterwards.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from gatherbook import puzzles as pz
+from gatherbook.puzzles._texts import LEVELS, PUZZLES as WORDS
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = {0: "08_practice", 1: "08_practice_1_warmup", 2: "08_practice_2_3d", 3: "08_practice_3_real",
+         4: "08_practice_4_scatter"}
+CHAPTERS = {
+    "en": {"01_gather_basics": "Chapter 1", "02_token_logprobs": "Chapter 2",
+           "03_rl_action_values": "Chapter 3", "04_vision_patches": "Chapter 4",
+           "05_scatter": "Chapter 5", "06_pitfalls_performance": "Chapter 6"},
+    "zh": {"01_gather_basics": "第 1 章", "02_token_logprobs": "第 2 章",
+           "03_rl_action_values": "第 3 章", "04_vision_patches": "第 4 章",
+           "05_scatter": "第 5 章", "06_pitfalls_performance": "第 6 章"},
+}
+
+HIDDEN = {"source_hidden": True, "outputs_hidden": True}  # a folded solution cell, in JupyterLab
+
+SETUP = '''import math
+
+import torch
+import gatherbook as gb
+from gatherbook import puzzles as pz
+
+torch.manual_seed(0)
+dev = gb.setup(lang="{lang}")  # {comment}'''
+SETUP_COMMENT = {"en": "language of this notebook; puzzles run on the CPU",
+                 "zh": "本 notebook 的语言；练习题都在 CPU 上运行"}
+
+W = {
+    "en": {
+        "allowed": "**Allowed:** {ops}. No Python loops.",
+        "shapes": "**Shapes:** `{sig}`",
+        "taught": "Taught in {doc}.",
+        "caption": "Worked example of `{name}`: the inputs, and the target the loops compute.",
+        "alt": "The inputs {args} of {name} and its target, drawn as grids with their numbers.",
+        "spec_intro": "",
+        "your_code": "your code here",
+        "level_title": "# Practice {level}: {title}",
+        "level_intro": (
+            "Each puzzle below gives its definition as plain Python loops (run them: they are the "
+            "reference), a picture of a worked example, and a stub. Replace `raise "
+            "NotImplementedError` with tensor code, then run the `pz.check` cell under it. It "
+            "tries the hand-written edge cases first, then lets "
+            "[hypothesis](https://hypothesis.readthedocs.io) search random shapes and values and "
+            "report the *smallest* case your answer gets wrong, with a picture. Only the listed "
+            "operations are allowed, and no Python loop; the check enforces both. The solutions are "
+            "folded; the book's own solution (`..._solution`) does not count on your board."),
+        "board_md": "## Your board\n\nOne call shows which puzzles you have solved in this session.",
+        "next": "Next: {doc}.",
+    },
+    "zh": {
+        "allowed": "**允许使用：**{ops}。不许用 Python 循环。",
+        "shapes": "**形状：**`{sig}`",
+        "taught": "相关内容见{doc}。",
+        "caption": "`{name}` 的示例：输入，以及循环算出的目标结果。",
+        "alt": "{name} 的输入 {args} 与目标结果，画成标有数字的格子。",
+        "spec_intro": "",
+        "your_code": "在这里写你的代码",
+        "level_title": "# 练习 {level}：{title}",
+        "level_intro": (
+            "下面每道题都用普通的 Python 循环给出定义（可以直接运行：它就是参考答案），配一张示例图和一个函数框架。"
+            "把 `raise NotImplementedError` 换成张量代码，再运行它下面的 `pz.check` 单元格。"
+            "检查先用手写的边界用例，再让 [hypothesis](https://hypothesis.readthedocs.io) 搜索随机的形状和数值，"
+            "报告你的答案算错的*最小*用例，并画出图来。只允许使用列出的运算，也不许用 Python 循环；检查会强制执行这两条。"
+            "解答默认折叠；本书自带的解答（`..._solution`）不计入你的进度。"),
+        "board_md": "## 你的进度\n\n调用一次就能看到本次会话中你已经解出了哪些题。",
+        "next": "下一篇：{doc}。",
+    },
+}
+
+
+def _lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + [parts[-1]]
+
+
+def md(text: str, **meta) -> dict:
+    return {"cell_type": "markdown", "metadata": meta, "source": _lines(text)}
+
+
+def code(text: str, **meta) -> dict:
+    return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [],
+            "source": _lines(text.rstrip("\n"))}
+
+
+def _doc(lang: str, stem: str, label: str | None = None) -> str:
+    return f"{{doc}}`{label or CHAPTERS[lang][stem]} <{stem}>`"
+
+
+def _stub(p: pz.Puzzle, lang: str) -> str:
+    args = ", ".join(p.args)
+    doc = p.signature
+    if len(doc) + 10 > 88:  # the shapes on one line, the result on the next
+        head, result = doc.split("  ->  ")
+        doc = f"{head}\n    ->  {result}"
+    return (f"def {p.name}({args}):\n"
+            f"    \"\"\"{doc}\"\"\"\n"
+            f"    raise NotImplementedError  # {W[lang]['your_code']}")
+
+
+def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
+    w, words = W[lang], WORDS[lang][p.name]
+    label = f"pz-{p.name.replace('_', '-')}"
+    task = "\n\n".join([
+        words["task"],
+        w["shapes"].format(sig=p.signature),
+        w["allowed"].format(ops=pz.allowed(p.name, lang)),
+        w["taught"].format(doc=_doc(lang, p.chapter)),
+    ])
+    cells = [
+        md(f"````{{exercise}} {words['title']}\n:label: {label}\n\n{task}\n````"),
+        code(pz.source(p.spec, f"{p.name}_spec")),
+        code(f'pz.show("{p.name}");', mystnb={"figure": {"caption": w["caption"].format(name=p.name)},
+                                             "image": {"alt": w["alt"].format(
+                                                 name=p.name, args=", ".join(p.args))}}),
+        code(_stub(p, lang)),
+        code(f'pz.check("{p.name}", {p.name})'),
+        md(f"````{{solution-start}} {label}\n:class: dropdown\n````\n\n{words['why']}",
+           jupyter={"source_hidden": True}),
+        code(pz.source(p.solution, f"{p.name}_solution"), jupyter=HIDDEN),
+        code(f'pz.check("{p.name}", {p.name}_solution)', jupyter=HIDDEN),
+        md("````{solution-end}\n````"),
+    ]
+    return cells
+
+
+def level_notebook(level: int, lang: str) -> list[dict]:
+    w = W[lang]
+    title = LEVELS[lang][level]
+    cells = [md(w["level_title"].format(level=level, title=title) + "\n\n" + w["level_intro"]),
+             code(SETUP.format(lang=lang, comment=SETUP_COMMENT[lang]))]
+    for k, p in enumerate([q for q in pz.PUZZLES if q.level == level], start=1):
+        cells += puzzle_cells(p, lang, f"{level}.{k}")
+    cells.append(md(w["board_md"]))
+    cells.append(code("pz.board()"))
+    if level < 4:
+        nxt = FILES[level + 1]
+        label = (f"Practice {level + 1}: {LEVELS[lang][level + 1]}" if lang == "en"
+                 else f"练习 {level + 1}：{LEVELS[lang][level + 1]}")
+        cells.append(md(w["next"].format(doc=_doc(lang, nxt, label))))
+    return cells
+
+
+def notebook(cells: list[dict]) -> dict:
+    for i, cell in enumerate(cells):
+        cell["id"] = f"cell-{i:03d}"
+    return {"cells": cells, "metadata": {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def write(path: Path, nb: dict) -> None:
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf8")
+
+
+def main() -> None:
+    from gatherbook.puzzles._intro import intro_cells
+
+    for lang in ("en", "zh"):
+        folder = ROOT / "notebooks" / lang
+        write(folder / f"{FILES[0]}.ipynb", notebook(intro_cells(lang)))
+        for level in (1, 2, 3, 4):
+            write(folder / f"{FILES[level]}.ipynb", notebook(level_notebook(level, lang)))
+    print("wrote", ", ".join(f"{f}.ipynb" for f in FILES.values()), "in notebooks/en and notebooks/zh",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

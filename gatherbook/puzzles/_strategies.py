@@ -1,0 +1,84 @@
+"""Hypothesis strategies for the puzzles' cases: small tensors whose numbers read easily.
+
+Sizes are small (the failing case is printed and drawn) and shrink towards 0 or 1, so the smallest
+failing case hypothesis reports is the edge case that bites: an empty batch, a size-1 dim, a
+repeated index. Integer values lie in [-9, 9], floats have one decimal in [-9.9, 9.9].
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from hypothesis import strategies as st
+
+I64 = torch.int64
+F32 = torch.float32
+
+
+def t(values, dtype=I64) -> torch.Tensor:
+    """``torch.tensor(values, dtype=dtype)`` (int64 unless told)."""
+    return torch.tensor(values, dtype=dtype)
+
+
+def coded(*shape: int, dtype=I64) -> torch.Tensor:
+    """Values that spell their position: ``10*i + j`` (2D), ``100*b + 10*n + d`` (3D)."""
+    weights = [10 ** (len(shape) - 1 - k) for k in range(len(shape))]
+    grids = torch.meshgrid(*[torch.arange(s) for s in shape], indexing="ij")
+    return sum(w * g for w, g in zip(weights, grids)).to(dtype)
+
+
+def ints(shape: tuple[int, ...], lo: int = -9, hi: int = 9) -> st.SearchStrategy:
+    """An int64 tensor of ``shape`` with values in ``[lo, hi]``."""
+    n = math.prod(shape)
+    return st.lists(st.integers(lo, hi), min_size=n, max_size=n).map(
+        lambda v: torch.tensor(v, dtype=I64).reshape(shape))
+
+
+def floats(shape: tuple[int, ...], lo: int = -99, hi: int = 99) -> st.SearchStrategy:
+    """A float32 tensor of ``shape`` with one decimal: ``k / 10`` for ``k`` in ``[lo, hi]``."""
+    return ints(shape, lo, hi).map(lambda x: x.to(F32) / 10)
+
+
+def index(shape: tuple[int, ...], n: int) -> st.SearchStrategy:
+    """An int64 index of ``shape`` with values in ``[0, n)`` (repeats allowed)."""
+    return ints(shape, 0, n - 1)
+
+
+def perm(n: int) -> st.SearchStrategy:
+    """A permutation of ``0 .. n-1`` as an int64 tensor."""
+    return st.permutations(list(range(n))).map(lambda v: torch.tensor(v, dtype=I64).reshape(n))
+
+
+def perms(rows: int, n: int) -> st.SearchStrategy:
+    """``rows`` permutations of ``0 .. n-1``, shape ``(rows, n)``."""
+    return st.lists(perm(n), min_size=rows, max_size=rows).map(
+        lambda ps: torch.stack(ps) if ps else torch.zeros(0, n, dtype=I64))
+
+
+def distinct(rows: int, n: int, *, dtype=I64) -> st.SearchStrategy:
+    """Values all different within each row (with negatives): ``3 * perm - 7`` (ints) or /10."""
+    def make(p: torch.Tensor) -> torch.Tensor:
+        v = 3 * p - 7
+        return v if dtype == I64 else v.to(dtype) / 10
+    return perms(rows, n).map(make)
+
+
+def bools(shape: tuple[int, ...]) -> st.SearchStrategy:
+    n = math.prod(shape)
+    return st.lists(st.booleans(), min_size=n, max_size=n).map(
+        lambda v: torch.tensor(v, dtype=torch.bool).reshape(shape))
+
+
+def probs(rows: int, n: int) -> st.SearchStrategy:
+    """Rows of probabilities that sum to 1, each a multiple of 1/16 (exact in float32)."""
+    def row(cuts: list[int]) -> list[int]:
+        edges = [0] + sorted(cuts) + [16]
+        return [b - a for a, b in zip(edges, edges[1:])]
+    one = st.lists(st.integers(0, 16), min_size=n - 1, max_size=n - 1).map(row)
+    return st.lists(one, min_size=rows, max_size=rows).map(
+        lambda rs: torch.tensor(rs, dtype=F32).reshape(rows, n) / 16)
+
+
+def lengths(rows: int, hi: int, lo: int = 0) -> st.SearchStrategy:
+    """Sequence lengths in ``[lo, hi]``, shape ``(rows,)``."""
+    return ints((rows,), lo, hi)

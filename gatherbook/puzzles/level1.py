@@ -1,0 +1,283 @@
+"""Level 1, warm-up in 1D and 2D: one index per row or column, reversing, rotating, a diagonal.
+
+Every puzzle: ``spec`` (plain loops: the definition and the reference), ``solution``, right
+answers written other ways, planted wrong answers (their hints are in :mod:`._texts`), the
+allowed operations, hand-written edge cases (the first is the worked example) and a hypothesis
+strategy of cases.
+"""
+from __future__ import annotations
+
+import torch
+from hypothesis import strategies as st
+
+from gatherbook.puzzles._core import Puzzle, Wrong
+from gatherbook.puzzles._strategies import F32, coded, floats, index, ints, lengths, t
+
+BASE = ("arith", "shape", "create")
+
+
+# --------------------------------------------------------------------------------------------
+def pick_per_row_spec(x, idx):
+    out = torch.zeros(x.shape[0], dtype=x.dtype)
+    for i in range(x.shape[0]):
+        out[i] = x[i, idx[i]]
+    return out
+
+
+def pick_per_row(x, idx):
+    return x.gather(1, idx.unsqueeze(1)).squeeze(1)
+
+
+@st.composite
+def _pick_per_row_cases(draw):
+    B, N = draw(st.integers(0, 4)), draw(st.integers(1, 5))
+    return draw(ints((B, N))), draw(index((B,), N))
+
+
+PICK_PER_ROW = Puzzle(
+    name="pick_per_row", level=1, args=("x", "idx"), spec=pick_per_row_spec,
+    solution=pick_per_row,
+    rights=[lambda x, idx: torch.gather(x, 1, idx[:, None])[:, 0],
+            lambda x, idx: x.gather(1, idx.view(-1, 1)).view(-1),
+            lambda x, idx: x.gather(1, idx.unsqueeze(1)).flatten()],
+    wrongs=[Wrong("forgot_squeeze", lambda x, idx: x.gather(1, idx.unsqueeze(1))),
+            Wrong("bare_squeeze", lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze()),
+            Wrong("wrong_dim", lambda x, idx: x.gather(0, idx.unsqueeze(1)).squeeze(1))],
+    allowed=("gather",) + BASE,
+    edges=[(t([[3, -1, 4, 1], [5, 9, -2, 6], [5, 3, 5, 8]]), t([2, 0, 3])),
+           (t([[7, -7]]), t([1])),                       # B = 1
+           (t([[4], [-4]]), t([0, 0])),                  # N = 1
+           (torch.zeros(0, 3, dtype=torch.int64), t([]))],  # B = 0
+    cases=_pick_per_row_cases, chapter="01_gather_basics",
+    signature="x: (B, N), idx: (B,) int64 in [0, N)  ->  (B,), x's dtype",
+)
+
+
+# --------------------------------------------------------------------------------------------
+def pick_per_column_spec(x, idx):
+    out = torch.zeros(x.shape[1], dtype=x.dtype)
+    for j in range(x.shape[1]):
+        out[j] = x[idx[j], j]
+    return out
+
+
+def pick_per_column(x, idx):
+    return x.gather(0, idx.unsqueeze(0)).squeeze(0)
+
+
+@st.composite
+def _pick_per_column_cases(draw):
+    N, M = draw(st.integers(1, 4)), draw(st.integers(0, 5))
+    return draw(ints((N, M))), draw(index((M,), N))
+
+
+PICK_PER_COLUMN = Puzzle(
+    name="pick_per_column", level=1, args=("x", "idx"), spec=pick_per_column_spec,
+    solution=pick_per_column,
+    rights=[lambda x, idx: x.gather(0, idx[None])[0],
+            lambda x, idx: x.t().gather(1, idx[:, None])[:, 0],
+            lambda x, idx: x.gather(0, idx.expand(1, -1)).flatten()],
+    wrongs=[Wrong("wrong_dim", lambda x, idx: x.gather(1, idx.unsqueeze(0)).squeeze(0)),
+            Wrong("column_index", lambda x, idx: x.gather(0, idx.unsqueeze(1)).squeeze(1)),
+            Wrong("bare_squeeze", lambda x, idx: x.gather(0, idx.unsqueeze(0)).squeeze())],
+    allowed=("gather",) + BASE,
+    edges=[(t([[10, -11, 12, 13], [20, 21, -22, 23], [30, 31, 32, -33]]), t([2, 0, 1, 2])),
+           (t([[5], [-6]]), t([1])),                     # M = 1
+           (t([[1, 2, 3]]), t([0, 0, 0])),               # N = 1
+           (torch.zeros(2, 0, dtype=torch.int64), t([]))],  # M = 0
+    cases=_pick_per_column_cases, chapter="01_gather_basics",
+    signature="x: (N, M), idx: (M,) int64 in [0, N)  ->  (M,), x's dtype",
+)
+
+
+# --------------------------------------------------------------------------------------------
+def reverse_spec(x):
+    N = x.shape[0]
+    out = torch.zeros(N, dtype=x.dtype)
+    for i in range(N):
+        out[i] = x[N - 1 - i]
+    return out
+
+
+def reverse(x):
+    N = x.shape[0]
+    return x.gather(0, torch.arange(N - 1, -1, -1, device=x.device))
+
+
+@st.composite
+def _reverse_cases(draw):
+    return (draw(ints((draw(st.integers(0, 6)),))),)
+
+
+REVERSE = Puzzle(
+    name="reverse", level=1, args=("x",), spec=reverse_spec, solution=reverse,
+    rights=[lambda x: x.gather(0, (x.shape[0] - 1) - torch.arange(x.shape[0], device=x.device)),
+            lambda x: x[None].gather(1, (x.shape[0] - 1 - torch.arange(x.shape[0], device=x.device))[None])[0],
+            lambda x: x.unsqueeze(1).gather(0, (x.shape[0] - 1 - torch.arange(x.shape[0], device=x.device)).unsqueeze(1)).squeeze(1)],
+    wrongs=[Wrong("off_by_one", lambda x: x.gather(0, x.shape[0] - torch.arange(x.shape[0]))),
+            Wrong("identity", lambda x: x.gather(0, torch.arange(x.shape[0]))),
+            Wrong("stops_early", lambda x: x.gather(0, torch.arange(x.shape[0] - 1, 0, -1)))],
+    allowed=("gather",) + BASE,
+    edges=[(t([3, -1, 4, 1, 5]),), (t([7]),), (t([]),), (t([2, 2, -3]),)],
+    cases=_reverse_cases, chapter="01_gather_basics",
+    signature="x: (N,)  ->  (N,), x's dtype",
+)
+
+
+# --------------------------------------------------------------------------------------------
+def rotate_spec(x, k):
+    B, N = x.shape
+    out = torch.zeros(B, N, dtype=x.dtype)
+    for i in range(B):
+        for j in range(N):
+            out[i, j] = x[i, (j + k) % N]
+    return out
+
+
+def rotate(x, k):
+    B, N = x.shape
+    # (N,): the column each output cell reads
+    idx = (torch.arange(N, device=x.device) + k) % N
+    return x.gather(1, idx.expand(B, N))
+
+
+@st.composite
+def _rotate_cases(draw):
+    B, N = draw(st.integers(0, 3)), draw(st.integers(1, 5))
+    return draw(ints((B, N))), draw(st.integers(0, 7))
+
+
+ROTATE = Puzzle(
+    name="rotate", level=1, args=("x", "k"), spec=rotate_spec, solution=rotate,
+    rights=[lambda x, k: x.gather(1, ((torch.arange(x.shape[1], device=x.device) + k) % x.shape[1]).repeat(x.shape[0], 1)),
+            lambda x, k: x.gather(1, (torch.arange(x.shape[1], device=x.device).expand_as(x) + k % x.shape[1]) % x.shape[1]),
+            lambda x, k: torch.cat([x[:, k % x.shape[1]:], x[:, :k % x.shape[1]]], dim=1)],
+    wrongs=[Wrong("rotate_right", lambda x, k: x.gather(1, ((torch.arange(x.shape[1]) - k) % x.shape[1]).expand_as(x))),
+            Wrong("no_modulo", lambda x, k: x.gather(1, (torch.arange(x.shape[1]) + k).expand_as(x))),
+            Wrong("index_1d", lambda x, k: x.gather(1, (torch.arange(x.shape[1]) + k) % x.shape[1]))],
+    allowed=("gather",) + BASE + ("repeat",),
+    edges=[(t([[1, 2, 3, 4], [-5, -6, -7, -8]]), 1),
+           (t([[1, 2, 3]]), 4),                          # k > N, B = 1
+           (t([[9], [8]]), 3),                           # N = 1
+           (torch.zeros(0, 3, dtype=torch.int64), 2)],   # B = 0
+    cases=_rotate_cases, chapter="01_gather_basics",
+    signature="x: (B, N), k: int >= 0  ->  (B, N), x's dtype",
+)
+
+
+# --------------------------------------------------------------------------------------------
+def diagonal_spec(x):
+    N = x.shape[0]
+    out = torch.zeros(N, dtype=x.dtype)
+    for i in range(N):
+        out[i] = x[i, i]
+    return out
+
+
+def diagonal(x):
+    N = x.shape[0]
+    return x.gather(1, torch.arange(N, device=x.device).unsqueeze(1)).squeeze(1)
+
+
+@st.composite
+def _diagonal_cases(draw):
+    N = draw(st.integers(0, 5))
+    return (draw(ints((N, N))),)
+
+
+DIAGONAL = Puzzle(
+    name="diagonal", level=1, args=("x",), spec=diagonal_spec, solution=diagonal,
+    rights=[lambda x: x.gather(0, torch.arange(x.shape[0], device=x.device).unsqueeze(0)).squeeze(0),
+            lambda x: x.flatten().gather(0, torch.arange(x.shape[0], device=x.device) * (x.shape[0] + 1)),
+            lambda x: x.t().gather(0, torch.arange(x.shape[0], device=x.device)[None]).squeeze(0)],
+    wrongs=[Wrong("first_row", lambda x: x.gather(1, torch.arange(x.shape[0]).unsqueeze(0)).squeeze(0)),
+            Wrong("first_column", lambda x: x.gather(0, torch.arange(x.shape[0]).unsqueeze(1)).squeeze(1)),
+            Wrong("bare_squeeze", lambda x: x.gather(1, torch.arange(x.shape[0]).unsqueeze(1)).squeeze())],
+    allowed=("gather",) + BASE,
+    edges=[(t([[11, -12, 13], [21, 22, -23], [-31, 32, 33]]),),
+           (t([[-4]]),),                                 # N = 1
+           (torch.zeros(0, 0, dtype=torch.int64),)],     # N = 0
+    cases=_diagonal_cases, chapter="01_gather_basics",
+    signature="x: (N, N)  ->  (N,), x's dtype",
+)
+
+
+# --------------------------------------------------------------------------------------------
+def value_at_argmax_spec(scores, values):
+    B, N = scores.shape
+    out = torch.zeros(B, dtype=values.dtype)
+    for i in range(B):
+        best = 0
+        for j in range(1, N):
+            if scores[i, j] > scores[i, best]:  # ties: the first maximum wins
+                best = j
+        out[i] = values[i, best]
+    return out
+
+
+def value_at_argmax(scores, values):
+    # (B, 1): the column of each row's maximum
+    best = scores.argmax(dim=1, keepdim=True)
+    return values.gather(1, best).squeeze(1)
+
+
+@st.composite
+def _value_at_argmax_cases(draw):
+    B, N = draw(st.integers(0, 4)), draw(st.integers(1, 5))
+    return draw(ints((B, N), -3, 3)).to(F32), draw(ints((B, N)))
+
+
+VALUE_AT_ARGMAX = Puzzle(
+    name="value_at_argmax", level=1, args=("scores", "values"), spec=value_at_argmax_spec,
+    solution=value_at_argmax,
+    rights=[lambda s, v: v.gather(1, s.argmax(1).unsqueeze(1))[:, 0],
+            lambda s, v: torch.gather(v, 1, s.argmax(-1)[:, None]).view(-1),
+            lambda s, v: v.gather(1, s.argmax(1).view(-1, 1)).squeeze(-1)],
+    wrongs=[Wrong("argmax_of_values", lambda s, v: v.gather(1, v.argmax(1, keepdim=True)).squeeze(1)),
+            Wrong("argmax_dim0", lambda s, v: v.gather(0, s.argmax(0, keepdim=True)).squeeze(0)),
+            Wrong("no_keepdim", lambda s, v: v.gather(1, s.argmax(1)))],
+    allowed=("gather", "argmax") + BASE,
+    edges=[(t([[0.5, 2.0, -1.0], [3.0, 3.0, 0.5]], F32), t([[10, 20, 30], [40, 50, 60]])),
+           (t([[-2.0, -1.0, -3.0]], F32), t([[7, 8, 9]])),   # B = 1, negative scores
+           (t([[1.0], [0.0]], F32), t([[5], [6]]))],         # N = 1
+    cases=_value_at_argmax_cases, chapter="03_rl_action_values",
+    signature="scores: (B, N) float, values: (B, N)  ->  (B,), values' dtype",
+)
+
+
+# --------------------------------------------------------------------------------------------
+def last_token_spec(x, lengths):
+    out = torch.zeros(x.shape[0], dtype=x.dtype)
+    for i in range(x.shape[0]):
+        out[i] = x[i, lengths[i] - 1]
+    return out
+
+
+def last_token(x, lengths):
+    return x.gather(1, (lengths - 1).unsqueeze(1)).squeeze(1)
+
+
+@st.composite
+def _last_token_cases(draw):
+    B, L = draw(st.integers(0, 4)), draw(st.integers(1, 5))
+    return draw(ints((B, L))), draw(lengths(B, L, 1))
+
+
+LAST_TOKEN = Puzzle(
+    name="last_token", level=1, args=("x", "lengths"), spec=last_token_spec, solution=last_token,
+    rights=[lambda x, n: x.gather(1, n[:, None] - 1)[:, 0],
+            lambda x, n: torch.gather(x, 1, (n + -1).view(-1, 1)).view(-1),
+            lambda x, n: x.gather(1, (n - 1).view(-1, 1)).flatten()],
+    wrongs=[Wrong("no_minus_one", lambda x, n: x.gather(1, n.unsqueeze(1)).squeeze(1)),
+            Wrong("last_column", lambda x, n: x[:, -1]),
+            Wrong("bare_squeeze", lambda x, n: x.gather(1, (n - 1).unsqueeze(1)).squeeze())],
+    allowed=("gather",) + BASE,
+    edges=[(t([[5, 6, 7, 0], [8, 9, 0, 0], [1, 2, 3, 4]]), t([3, 2, 4])),
+           (t([[4, -2, 0]]), t([2])),                    # B = 1
+           (t([[3], [-3]]), t([1, 1])),                  # L = 1
+           (torch.zeros(0, 2, dtype=torch.int64), t([]))],  # B = 0
+    cases=_last_token_cases, chapter="02_token_logprobs",
+    signature="x: (B, L), lengths: (B,) int64 in [1, L]  ->  (B,), x's dtype",
+)
+
+PUZZLES = [PICK_PER_ROW, PICK_PER_COLUMN, REVERSE, ROTATE, DIAGONAL, VALUE_AT_ARGMAX, LAST_TOKEN]

@@ -1,0 +1,246 @@
+"""The practice puzzles: every declared right answer passes, every planted wrong answer gets its
+hint, the guard rejects forbidden calls and loops, and shapes are compared without broadcasting.
+
+The tests read the declarations (gatherbook/puzzles/level*.py) instead of keeping tables of their own.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from gatherbook import puzzles as pz
+from gatherbook.puzzles import _core
+from gatherbook.exercises import get as get_exercise
+from gatherbook.puzzles._texts import LEVELS, PUZZLES as WORDS, UI
+
+ROOT = Path(__file__).resolve().parents[2]
+ALL = pz.PUZZLES
+IDS = [p.name for p in ALL]
+
+
+def test_the_ladder_has_at_least_24_puzzles_in_four_levels():
+    assert len(ALL) >= 24
+    assert {p.level for p in ALL} == {1, 2, 3, 4}
+    assert len(set(IDS)) == len(IDS)
+    assert all(sum(p.level == k for p in ALL) >= 5 for k in (1, 2, 3, 4))
+
+
+@pytest.mark.parametrize("p", ALL, ids=IDS)
+def test_declaration_is_complete(p):
+    assert len(p.wrongs) >= 3, "at least 3 planted wrong answers"
+    assert len(p.rights) >= 3, "at least 3 right answers written other ways (the checker asks for 3)"
+    assert len({w.key for w in p.wrongs}) == len(p.wrongs)
+    assert p.edges, "hand-written edge cases, the first being the worked example"
+    assert (ROOT / "notebooks" / "en" / f"{p.chapter}.ipynb").is_file()
+    for lang in WORDS:
+        words = WORDS[lang][p.name]
+        assert set(words) == {"title", "task", "why"} | {w.key for w in p.wrongs}, lang
+    # the definition is written with loops; the answers without
+    assert "for " in inspect.getsource(p.spec)
+
+
+@pytest.mark.parametrize("p", ALL, ids=IDS)
+def test_solution_and_right_answers_pass(p):
+    for fn in [p.solution, *p.rights]:
+        r = _core.run(p, fn)
+        assert r.passed, (p.name, r, r.facts, r.inputs)
+
+
+@pytest.mark.parametrize("p", ALL, ids=IDS)
+def test_each_planted_wrong_answer_gets_its_hint(p):
+    for w in p.wrongs:
+        r = _core.run(p, w.fn)
+        assert r.status == "failed" and r.hint_key == w.key, (p.name, w.key, r, r.facts)
+
+
+@pytest.mark.parametrize("p", ALL, ids=IDS)
+def test_edge_cases_agree_with_the_solution_on_the_guarded_path(p):
+    """The loops (the reference) and the solution agree on every edge case, and the edge cases
+    include a size-1 or an empty dimension."""
+    sizes = {s for case in p.edges for a in case if isinstance(a, torch.Tensor) for s in a.shape}
+    assert sizes & {0, 1}, f"{p.name}: no edge case with a size 0 or 1"
+    for case in p.edges:
+        assert _core._fails(p, p.solution, case) is None
+
+
+def test_stub_is_not_attempted():
+    def pick_per_row(x, idx):
+        raise NotImplementedError  # your code here
+    assert pz.run_check("pick_per_row", pick_per_row, lang="en").status == "not_attempted"
+
+
+def test_a_shape_1_answer_fails_for_a_scalar_and_back():
+    """No comparison after broadcasting: (1,) is not (), () is not (1,)."""
+    p = pz.get("pick_per_row")
+    kind, facts, _ = _core.compare(p, torch.tensor([5]), torch.tensor(5))
+    assert kind == "shape" and facts == {"expected": "(1,)", "got": "()"}
+    assert _core.compare(p, torch.tensor(5), torch.tensor([5]))[0] == "shape"
+    assert _core.compare(p, torch.tensor([[1, 2]]), torch.tensor([1, 2]))[0] == "shape"
+    # and through the book's checker: a bare squeeze() gives () for a batch of one row
+    r = pz.run_check("pick_per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(), lang="en")
+    assert (r.kind, r.facts["expected"], r.facts["got"]) == ("shape", "(1,)", "()")
+    r = pz.run_check("pick_per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)), lang="en")
+    assert r.kind == "shape"
+
+
+@pytest.mark.parametrize("answer, op", [
+    (lambda x, idx: torch.take_along_dim(x, idx.unsqueeze(1), 1).squeeze(1), "take_along_dim"),
+    (lambda x, idx: x[torch.arange(x.shape[0]), idx], "x[tensor]"),
+    (lambda x, idx: x.gather(1, idx.unsqueeze(1)).flip(0).flip(0).squeeze(1), "flip"),
+    (lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(1) + idx.sum() * 0, "sum"),
+    (lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(1) + int(idx.sum().item()) * 0, "sum"),
+])
+def test_guard_rejects_forbidden_calls(answer, op):
+    r = pz.run_check("pick_per_row", answer, lang="en")
+    assert r.status == "failed" and r.kind == "rule", r
+    assert r.facts["op"] == op
+    assert f"`{op}`" in r.message and "allowed: gather;" in r.message
+
+
+def test_guard_rejects_values_taken_into_python():
+    r = pz.run_check("reverse", lambda x: torch.tensor(x.tolist()[::-1], dtype=x.dtype), lang="en")
+    assert r.kind == "rule" and r.facts["op"] == "tolist"
+
+
+def test_guard_names_the_call_and_the_allowed_list_in_both_languages():
+    answer = lambda x: x.flip(0)  # noqa: E731
+    en = pz.run_check("reverse", answer, lang="en").message
+    zh = pz.run_check("reverse", answer, lang="zh").message
+    assert "`flip`" in en and "allowed: gather;" in en
+    assert "`flip`" in zh and "允许使用：gather;" in zh
+
+
+def test_guard_rejects_a_python_loop():
+    def pick_per_row(x, idx):
+        out = torch.zeros(x.shape[0], dtype=x.dtype)
+        for i in range(x.shape[0]):
+            out[i] = x[i].gather(0, idx[i:i + 1])[0]
+        return out
+    r = pz.run_check("pick_per_row", pick_per_row, lang="en")
+    assert r.kind == "rule" and r.facts["op"] == "for" and "Python loop" in r.message
+
+
+def test_an_expression_over_several_lines_is_not_a_loop():
+    def pick_per_row(x, idx):
+        return x.gather(
+            1,
+            idx.unsqueeze(1),
+        ).squeeze(
+            1)
+    assert pz.run_check("pick_per_row", pick_per_row, lang="en").passed
+
+
+def test_call_limit():
+    r = pz.run_check("rank", lambda x: x.argsort(1).argsort(1), lang="en")
+    assert r.kind == "rule" and r.facts["op"] == "argsort" and "1 call" in r.message
+
+
+def test_mutating_an_input_fails():
+    def pick_per_row(x, idx):
+        idx.unsqueeze_(1)
+        return x.gather(1, idx).squeeze(1)
+    assert pz.run_check("pick_per_row", pick_per_row, lang="en").status == "failed"
+
+
+def test_search_shrinks_to_the_smallest_failing_case_and_is_stable():
+    def reverse(x):
+        return x.gather(0, torch.arange(x.shape[0] - 1, -1, -1) % 5)
+    a = pz.run_check("reverse", reverse, lang="en")
+    b = pz.run_check("reverse", reverse, lang="en")
+    assert a.case == len(pz.get("reverse").edges) + 1, "the hand-written cases pass; the search finds it"
+    assert a.inputs[0].tolist() == [0, 0, 0, 0, 0, 1]
+    assert "smallest failing one hypothesis found" in a.message
+    assert a.message == b.message  # derandomised: stored outputs stay the same
+    fig = pz.figure(a)
+    assert fig is not None
+
+
+def test_messages_have_the_same_numbers_in_both_languages():
+    import re
+    facts = re.compile(r"[-+]?\d+(?:\.\d+)?|[✔✘…]")
+    for fn in (lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(), lambda x, idx: x.gather(1, idx),
+               pz.get("pick_per_row").solution):
+        en = pz.run_check("pick_per_row", fn, lang="en").message
+        zh = pz.run_check("pick_per_row", fn, lang="zh").message
+        # the hint's words differ; the facts above it do not
+        assert facts.findall(en.split("likely")[0]) == facts.findall(zh.split("可能")[0])
+
+
+def test_board_shows_what_is_solved():
+    import contextlib
+    import io
+    pz.reset_board()
+
+    def pick_per_row(x, idx):
+        return x.gather(1, idx.unsqueeze(1)).squeeze(1)
+
+    def diagonal_solution(x):  # the book's solutions do not count
+        return pz.get("diagonal").solution(x)
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        pz.check("pick_per_row", pick_per_row, lang="en")
+        pz.check("reverse", lambda x: x, lang="en")
+        pz.check("diagonal", diagonal_solution, lang="en")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        pz.board(lang="en")
+    text = out.getvalue()
+    assert "1 of {} solved, 1 tried".format(len(ALL)) in text
+    assert "✔\u00a0pick_per_row" in text and "✘\u00a0reverse" in text and "·\u00a0diagonal" in text
+    pz.reset_board()
+
+
+def test_every_puzzle_is_declared_to_the_books_checker():
+    """gatherbook/exercises/puzzles.py declares each puzzle as ``puzzles.<name>`` (the generic
+    test tests/exercises/test_declared_answers.py then runs its right and wrong answers)."""
+    for p in ALL:
+        ex = get_exercise(f"puzzles.{p.name}")
+        assert ex.reference is p.solution and ex.search is not None and ex.rules
+        assert ex.title == {"en": WORDS["en"][p.name]["title"], "zh": WORDS["zh"][p.name]["title"]}
+
+
+def test_texts_have_the_same_keys_in_every_language():
+    assert set(UI["en"]) == set(UI["zh"])
+    assert set(LEVELS["en"]) == set(LEVELS["zh"])
+    assert set(WORDS["en"]) == set(WORDS["zh"]) == set(IDS)
+
+
+def test_unknown_name_suggests_the_closest():
+    with pytest.raises(ValueError, match="pick_per_row"):
+        pz.get("pick_per_rows", lang="en")
+
+
+def test_worked_example_picture_fits_a_phone():
+    import matplotlib.pyplot as plt
+    for p in ALL:
+        fig = pz.show(p.name)
+        w, h = fig.get_size_inches() * fig.dpi
+        plt.close(fig)
+        assert w <= 360, f"{p.name}: the worked example is {w:.0f} px wide"
+
+
+def test_notebooks_carry_the_declarations():
+    """The Practice notebooks' loop and solution cells are the package's (regenerate with
+    `python -m gatherbook.puzzles._notebooks` after changing a declaration)."""
+    sources = set()
+    for path in sorted((ROOT / "notebooks").glob("*/08_practice_*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf8"))
+        sources |= {"".join(c["source"]).rstrip("\n") for c in nb["cells"] if c["cell_type"] == "code"}
+    for p in ALL:
+        assert pz.source(p.spec, f"{p.name}_spec").rstrip("\n") in sources, p.name
+        assert pz.source(p.solution, f"{p.name}_solution").rstrip("\n") in sources, p.name
+
+
+def test_each_check_takes_about_a_second():
+    import time
+    slow = []
+    for p in ALL:
+        t = time.perf_counter()
+        _core.run(p, p.solution)
+        if time.perf_counter() - t > 3.0:  # ~0.3 s on a quiet 2-core CPU; generous for a busy one
+            slow.append(p.name)
+    assert not slow, slow
