@@ -174,7 +174,7 @@ def _td_random(g: torch.Generator):
 
 TD_ERROR = Exercise(
     name="ch6.td_error",
-    title={"en": "The error of each taken action's value", "zh": "每个所选动作价值的误差"},
+    title={"en": "The error of each taken action's value", "zh": "每个所采取动作的价值误差"},
     args=("q", "actions", "target"),
     reference=td_error,
     edge_cases=[
