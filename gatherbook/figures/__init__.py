@@ -18,6 +18,7 @@ module                  public drawing functions                         chapter
 ``figures.charts``      ``draw_peaks``, ``draw_errors``, ``draw_curves``,  2, 3, 6
                         ``draw_ratios`` (all ``bars`` / ``lines``)
 ``figures.generation``  ``draw_routing``                                 7
+``figures.puzzles``     ``draw_case`` (a puzzle's example, or yours)     Practice
 ======================  ===============================================  ===========
 
 Labels are code identifiers and numbers only, so one figure serves both editions; the caption,

@@ -145,7 +145,7 @@ def figure(r):
     nothing to draw: a rule broken, an exception, too many numbers)."""
     if r.status != "failed" or r.kind == "rule" or r.inputs is None or not isinstance(r.expected, torch.Tensor):
         return None
-    from gatherbook.puzzles.draw import draw_case
+    from gatherbook.figures.puzzles import draw_case
 
     p = get(r.name.split(".", 1)[1])
     panels = [(a, v, "input") for a, v in zip(p.args, r.inputs)]
@@ -192,7 +192,7 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
 
 def show(name: str):
     """Draw the worked example of puzzle ``name``: its inputs and the target (from the loops)."""
-    from gatherbook.puzzles.draw import draw_case
+    from gatherbook.figures.puzzles import draw_case
 
     p = get(name)
     case = p.edges[0]

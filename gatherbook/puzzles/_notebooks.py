@@ -60,6 +60,9 @@ W = {
             "report the *smallest* case your answer gets wrong, with a picture. Only the listed "
             "operations are allowed, and no Python loop; the check enforces both. The solutions are "
             "folded; the book's own solution (`..._solution`) does not count on your board."),
+        "download": ("To work on your own machine instead, download {download}`these puzzles without "
+                     "solutions <{path}>` and open it in JupyterLab (it needs the book's `gatherbook` "
+                     "package: see the README)."),
         "board_md": "## Your board\n\nOne call shows which puzzles you have solved in this session.",
         "next": "Next: {doc}.",
     },
@@ -78,6 +81,8 @@ W = {
             "检查先用手写的边界用例，再让 [hypothesis](https://hypothesis.readthedocs.io) 搜索随机的形状和数值，"
             "报告你的答案算错的*最小*用例，并画出图来。只允许使用列出的运算，也不许用 Python 循环；检查会强制执行这两条。"
             "解答默认折叠；本书自带的解答（`..._solution`）不计入你的进度。"),
+        "download": ("如果想在自己的电脑上做题，可以下载{download}`不含解答的本篇练习 <{path}>`，"
+                     "用 JupyterLab 打开即可（需要本书的 `gatherbook` 辅助包，安装方法见 README）。"),
         "board_md": "## 你的进度\n\n调用一次就能看到本次会话中你已经解出了哪些题。",
         "next": "下一篇：{doc}。",
     },
@@ -142,7 +147,10 @@ def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
 def level_notebook(level: int, lang: str) -> list[dict]:
     w = W[lang]
     title = LEVELS[lang][level]
-    cells = [md(w["level_title"].format(level=level, title=title) + "\n\n" + w["level_intro"]),
+    download = w["download"].format(download="{download}",
+                                    path=f"/_build/exercises/{lang}/{FILES[level]}_exercises.ipynb")
+    cells = [md(w["level_title"].format(level=level, title=title) + "\n\n" + w["level_intro"]
+                + "\n\n" + download),
              code(SETUP.format(lang=lang, comment=SETUP_COMMENT[lang]))]
     for k, p in enumerate([q for q in pz.PUZZLES if q.level == level], start=1):
         cells += puzzle_cells(p, lang, f"{level}.{k}")

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import torch
 
-from gatherbook import style
+from gatherbook.figures import style
 
 CELL = 0.30        # inches: the smallest cell side
 PAD = 0.08         # inches: space around the picture
