@@ -74,6 +74,8 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "moe_loop": ("gatherbook.generation", 7),
     "moe_sorted": ("gatherbook.generation", 7),
     "draw_routing": ("gatherbook.figures.generation", 7),
+    # Practice (the part after chapter 7): gb.puzzles is its checker, pictures and board
+    "puzzles": ("gatherbook.puzzles", 8),
 }
 
 __all__ = list(_EXPORTS)
@@ -102,7 +104,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'gatherbook' has no attribute {name!r}; the book's names are "
                              f"listed in gatherbook.__all__")
     module, chapter = _EXPORTS[name]
-    obj = getattr(importlib.import_module(module), name)
+    loaded = importlib.import_module(module)
+    obj = loaded if module == f"gatherbook.{name}" else getattr(loaded, name)  # a module: itself
     _introduced(obj, chapter)
     globals()[name] = obj  # later lookups do not come back here
     return obj

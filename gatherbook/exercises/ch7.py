@@ -499,7 +499,9 @@ MOE_COMBINE = Exercise(
     args=("y_sorted", "order", "weights"),
     reference=moe_combine,
     edge_cases=[
-        (torch.ones(4, 2), _t([2, 0, 3, 1]), torch.tensor([[0.75, 0.25], [0.5, 0.5]])),
+        # distinct rows: a permutation applied the wrong way round shows in the values
+        (torch.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, 0.0], [0.0, 2.0]]), _t([2, 0, 3, 1]),
+         torch.tensor([[0.75, 0.25], [0.5, 0.5]])),
         _combine_fixed(76, 3, 2, 3),
         _combine_fixed(77, 1, 3, 2),   # one token
         _combine_fixed(78, 4, 2, 1),   # H == 1

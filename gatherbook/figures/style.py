@@ -1,7 +1,7 @@
 """One look for every figure of the book: font, sizes, inks, palettes, the output format.
 
 The ONLY module of the package that sets a colour, a font size or a colour map
-(``tests/unit/test_figures.py`` finds none elsewhere): every drawing module of
+(``tests/unit/test_figure_kit.py`` finds none elsewhere): every drawing module of
 :mod:`gatherbook.figures` takes them from here, so the figures of all chapters look like one book.
 
 - Sizes for screens: :data:`DPI` CSS pixels per figure inch, :data:`MAX_WIDTH` inches at most,

@@ -71,7 +71,8 @@ ALIASES = {
     "index_add_": "index_add", "masked_fill_": "masked_fill", "clamp_": "clamp", "clip": "clamp",
     "clamp_min": "clamp", "clamp_max": "clamp", "true_divide": "/", "concat": "cat",
     "concatenate": "cat", "swapaxes": "transpose", "swapdims": "transpose", "mT": "transpose",
-    "T": "transpose", "t": "transpose", "absolute": "abs", "type_as": "to", "int": "long",
+    "T": "transpose", "t": "transpose", "absolute": "abs", "type_as": "to", "type": "to", "int": "long",
+    "broadcast_to": "expand", "movedim": "permute", "moveaxis": "permute",
     "double": "float", "half": "float", "expand_copy": "expand", "unsqueeze_copy": "unsqueeze",
 }
 

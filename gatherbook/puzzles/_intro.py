@@ -21,7 +21,7 @@ answer gets wrong.
 - to undo a gather (`argsort`, `scatter`) and to reduce with the `scatter` family;
 - to think of the edge cases that bite: size 1, an empty batch, repeated indices, negative values.
 
-**Prerequisites:** {ch1} and {ch5}; level 3 uses the settings of {ch2} to {ch4}.
+**Prerequisites:** {ch1} and {ch5}; levels 3 and 4 use the settings of {ch2} to {ch4} and {ch7}.
 **Time:** 5 to 15 minutes a puzzle.""",
         "how": """## How a puzzle works
 
@@ -29,6 +29,9 @@ Each puzzle gives you:
 
 - **the definition as plain Python loops.** Run it: it is what your answer is compared with;
 - **a stub** with the shapes, and **a picture** of a worked example: the inputs and the target;
+- **the device**: your answer also runs once on inputs on the `meta` device (standing in for a
+  GPU), so make new tensors on the inputs' device: `torch.arange(n, device=x.device)`,
+  `torch.zeros_like(x)`, `x.new_zeros(n)`;
 - **the operations allowed**, listed under the puzzle and enforced while your answer runs: a call
   outside the list, indexing with a tensor (`x[idx]`, a gather in disguise), taking values into
   Python (`.item()`, `.tolist()`) or a Python loop stops the check with a message that names the
@@ -78,7 +81,8 @@ notebook.""",
 - 撤销一次 gather（`argsort`、`scatter`），以及用 `scatter` 一族做归约；
 - 想到那些容易出错的边界情况：大小为 1、空批次、重复索引、负值。
 
-**预备知识：**{ch1}和{ch5}；第 3 级用到{ch2}到{ch4}的场景。
+**预备知识：**{ch1}和{ch5}；第 3、4 级用到{ch2}到{ch4}以及{ch7}的场景。
+
 **用时：**每道题 5 到 15 分钟。""",
         "how": """## 一道题由什么组成
 
@@ -86,13 +90,9 @@ notebook.""",
 
 - **用普通 Python 循环写成的定义**。可以直接运行：你的答案就是和它比较的；
 - **一个函数框架**，注明各参数的形状，以及**一张示例图**：输入和目标结果；
-- **允许使用的运算**，列在题目下方，并在你的答案运行时强制执行：调用列表以外的运算、用张量做下标
- （`x[idx]`，变相的 gather）、把值取到 Python 中（`.item()`、`.tolist()`）或使用 Python 循环，
-  检查都会停下来，指出是哪个调用，并列出允许使用的运算；
-- **检查**：`pz.check(name, fn)`。它先运行手写的边界用例，再让 [hypothesis](https://hypothesis.readthedocs.io)
-  随机生成形状和数值（每次运行都相同），并把失败的用例*收缩*到它能找到的最小用例。答案按原样比较：
-  形状必须完全相同（`(1,)` 的答案不等于 `()` 的答案），然后是 dtype，最后是数值；比较前不做任何广播。
-  如果你的答案和某个已知的错误一致，检查会指出它；
+- **设备**：你的答案还会在 `meta` 设备（代替 GPU）的输入上运行一次，所以新建张量要放在输入所在的设备上，例如 `torch.arange(n, device=x.device)`、`torch.zeros_like(x)`、`x.new_zeros(n)`；
+- **允许使用的运算**，列在题目下方，并在你的答案运行时强制执行：调用列表以外的运算、用张量做下标（`x[idx]`，变相的 gather）、把值取到 Python 中（`.item()`、`.tolist()`）或使用 Python 循环，检查都会停下来，指出是哪个调用，并列出允许使用的运算；
+- **检查**：`pz.check(name, fn)`。它先运行手写的边界用例，再让 [hypothesis](https://hypothesis.readthedocs.io) 随机生成形状和数值（每次运行都相同），并把失败的用例*收缩*到它能找到的最小用例。答案按原样比较：形状必须完全相同（`(1,)` 的答案不等于 `()` 的答案），然后是 dtype，最后是数值；比较前不做任何广播。如果你的答案和某个已知的错误一致，检查会指出它；
 - **解答**，默认折叠，附一句话说明它为什么对。
 
 下面是第 1 级的第一道题。它的定义：""",
@@ -100,11 +100,9 @@ notebook.""",
         "try": """### 动手试一试
 
 第一次尝试：沿 `dim=1` 做 `gather`，再用 `squeeze()` 去掉多出来的那一维。""",
-        "after_squeeze": """检查找到了不带参数的 `squeeze()` 出错的用例：只有一行的批次。图中画出了输入、期望结果和你的结果。
-接下来用 `take_along_dim` 试试，它能算对，但不是这道题要练的：""",
+        "after_squeeze": """检查找到了不带参数的 `squeeze()` 出错的用例：只有一行的批次。图中画出了输入、期望结果和你的结果。接下来用 `take_along_dim` 试试，它能算对，但不是这道题要练的：""",
         "after_take": "再试一个用 Python 循环的：",
-        "after_loop": """这两个答案在比较数值之前就被拦下了。下面这个答案的索引只适用于较短的向量（这里用的是 `reverse` 这道题）：
-它能通过所有手写用例，而 hypothesis 找到了让它出错的最短向量。""",
+        "after_loop": """这两个答案在比较数值之前就被拦下了。下面这个答案的索引只适用于较短的向量（这里用的是 `reverse` 这道题）：它能通过所有手写用例，而 hypothesis 找到了让它出错的最短向量。""",
         "after_shrink": "最后是第一道题的正确答案：",
         "ladder": """## 题目一览
 
@@ -117,6 +115,16 @@ notebook.""",
         "level_label": "练习 {k}：{title}",
         "chapter": "第 {k} 章",
     },
+}
+
+#: a check cell that draws the failing case: its caption and alt text (myst-nb, and JupyterLab's caption cell)
+FEEDBACK = {
+    "en": {"figure": {"caption": "The check's picture of the failing case: the inputs, the expected "
+                                 "result and yours (`got`), differences outlined."},
+           "image": {"alt": "The failing case drawn as grids: the inputs, expected and got."}},
+    "zh": {"figure": {"caption": "检查为未通过的用例画的图：输入、期望结果（图中 expected）和你的结果"
+                                 "（图中 got），不同之处有描边。"},
+           "image": {"alt": "未通过的用例画成格子：输入、expected 与 got。"}},
 }
 
 TRIES = {
@@ -171,7 +179,8 @@ def intro_cells(lang: str) -> list[dict]:
     p = pz.get("pick_per_row")
     return [
         md(t["title"].format(n=len(pz.PUZZLES), ch1=ch(1, "01_gather_basics"), ch5=ch(5, "05_scatter"),
-                             ch2=ch(2, "02_token_logprobs"), ch4=ch(4, "04_vision_patches"))),
+                             ch2=ch(2, "02_token_logprobs"), ch4=ch(4, "04_vision_patches"),
+                             ch7=ch(7, "07_generation"))),
         code(SETUP.format(lang=lang, comment=SETUP_COMMENT[lang])),
         md(t["how"]),
         code(pz.source(p.spec, "pick_per_row_spec")),
@@ -179,13 +188,13 @@ def intro_cells(lang: str) -> list[dict]:
         code('pz.show("pick_per_row");', mystnb={"figure": {"caption": t["caption"]},
                                                 "image": {"alt": t["alt"]}}),
         md(t["try"]),
-        code(TRIES["squeeze"]),
+        code(TRIES["squeeze"], mystnb=FEEDBACK[lang]),
         md(t["after_squeeze"]),
-        code(TRIES["take"]),
+        code(TRIES["take"], mystnb=FEEDBACK[lang]),
         md(t["after_take"]),
-        code(TRIES["loop"]),
+        code(TRIES["loop"], mystnb=FEEDBACK[lang]),
         md(t["after_loop"]),
-        code(TRIES["shrink"]),
+        code(TRIES["shrink"], mystnb=FEEDBACK[lang]),
         md(t["after_shrink"]),
         code(TRIES["right"]),
         md(t["ladder"].format(levels="\n".join(levels))),

@@ -22,10 +22,12 @@ FILES = {0: "08_practice", 1: "08_practice_1_warmup", 2: "08_practice_2_3d", 3: 
 CHAPTERS = {
     "en": {"01_gather_basics": "Chapter 1", "02_token_logprobs": "Chapter 2",
            "03_rl_action_values": "Chapter 3", "04_vision_patches": "Chapter 4",
-           "05_scatter": "Chapter 5", "06_pitfalls_performance": "Chapter 6"},
+           "05_scatter": "Chapter 5", "06_pitfalls_performance": "Chapter 6",
+           "07_generation": "Chapter 7"},
     "zh": {"01_gather_basics": "第 1 章", "02_token_logprobs": "第 2 章",
            "03_rl_action_values": "第 3 章", "04_vision_patches": "第 4 章",
-           "05_scatter": "第 5 章", "06_pitfalls_performance": "第 6 章"},
+           "05_scatter": "第 5 章", "06_pitfalls_performance": "第 6 章",
+           "07_generation": "第 7 章"},
 }
 
 HIDDEN = {"source_hidden": True, "outputs_hidden": True}  # a folded solution cell, in JupyterLab
@@ -34,12 +36,12 @@ SETUP = '''import math
 
 import torch
 import gatherbook as gb
-from gatherbook import puzzles as pz
 
+pz = gb.puzzles  # the practice part's checker, pictures and board
 torch.manual_seed(0)
 dev = gb.setup(lang="{lang}")  # {comment}'''
-SETUP_COMMENT = {"en": "language of this notebook; puzzles run on the CPU",
-                 "zh": "本 notebook 的语言；练习题都在 CPU 上运行"}
+SETUP_COMMENT = {"en": "language of this notebook; puzzles run on the CPU (and once on meta)",
+                 "zh": "本 notebook 的语言；练习题在 CPU 上运行（另在 meta 设备上试运行一次）"}
 
 W = {
     "en": {

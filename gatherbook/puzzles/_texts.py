@@ -43,7 +43,7 @@ UI = {
         "generic.dtype": "the result has the wrong dtype: something converted it (`.float()`, "
                          "`.long()`) or wrote it into a tensor of another dtype.",
         "generic.none": "your function returned None: did it forget to `return` the result?",
-        "board.title": "Practice board: {solved} of {n} solved, {tried} tried",
+        "board.title": "Practice board: {solved} of {n} solved, {tried} tried and not solved yet",
         "board.level": "level {level}",
         "board.legend": "✔ solved   ✘ tried, not solved yet   · not tried",
         "unknown": "There is no puzzle called {name!r}.{close} Puzzles: {names}",
@@ -81,7 +81,7 @@ UI = {
         "generic.dtype": "结果的 dtype 不对：某一步转换了它（`.float()`、`.long()`），或把它写进了另一种 "
                          "dtype 的张量。",
         "generic.none": "你的函数返回了 None：是不是忘了 `return` 结果？",
-        "board.title": "练习进度：已解出 {solved} 题（共 {n} 题），尝试过 {tried} 题",
+        "board.title": "练习进度：已解出 {solved} 题（共 {n} 题），另有 {tried} 题尝试过、尚未解出",
         "board.level": "第 {level} 级",
         "board.legend": "✔ 已解出   ✘ 尝试过、尚未解出   · 还没做",
         "unknown": "没有名为 {name!r} 的题目。{close}全部题目：{names}",
@@ -510,9 +510,9 @@ EN["histogram"] = {
 ZH["histogram"] = {
     "title": "逐行直方图",
     "task": "`out[b][c]` 统计第 `b` 行中等于 `c` 的值的个数（int64）。不许用 `bincount`。",
-    "why": "scatter_add 在每个值对应的桶里加 1；重复的桶会累加。",
-    "scatter_not_add": "`scatter` 每个桶只保留一次写入（所以计数都是 1）；`scatter_add` 才会累加。",
-    "dim0": "值表示的是它所在行里的桶：请沿 dim=1 做 scatter_add。",
+    "why": "scatter_add 在每个值对应的箱里加 1；重复的箱会累加。",
+    "scatter_not_add": "`scatter` 每个箱只保留一次写入（所以计数都是 1）；`scatter_add` 才会累加。",
+    "dim0": "值表示的是它所在行里的箱：请沿 dim=1 做 scatter_add。",
     "float_counts": "计数是 int64：从 `torch.zeros(B, C, dtype=torch.int64)` 开始。",
 }
 EN["segment_sum"] = {

@@ -274,7 +274,7 @@ BEAM_STEP = Puzzle(
             t([[[0.1, 0.5, 0.2], [0.9, 0.3, 0.0]], [[0.4, -0.1, 0.8], [0.7, 0.6, -0.2]]], F32)),
            (torch.zeros(1, 2, 0, dtype=I64), t([[[0.2, 0.1, 0.3], [0.6, 0.5, 0.4]]], F32)),  # T = 0
            (t([[[7]]]), t([[[0.5, 0.9]]], F32))],                                       # K = 1
-    cases=_beam_step_cases, chapter="02_token_logprobs",
+    cases=_beam_step_cases, chapter="07_generation",
     signature="seqs: (B, K, T) int64, scores: (B, K, V) float (distinct)  ->  (B, K, T + 1) int64",
 )
 
@@ -331,7 +331,7 @@ TOP_P_MASK = Puzzle(
     edges=[(t([[0.5, 0.125, 0.25, 0.125], [0.25, 0.25, 0.25, 0.25]], F32), 0.6),
            (t([[0.0, 1.0, 0.0]], F32), 0.5),                  # B = 1, one token holds it all
            (t([[1.0], [1.0]], F32), 0.9)],                    # V = 1
-    cases=_top_p_mask_cases, chapter="05_scatter",
+    cases=_top_p_mask_cases, chapter="07_generation",
     signature="probs: (B, V) float, rows sum to 1, p: float in (0, 1)  ->  (B, V) bool",
 )
 

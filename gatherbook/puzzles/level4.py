@@ -459,7 +459,7 @@ MOE_DISPATCH = Puzzle(
     edges=[(coded(5, 2), t([1, 0, 1, 1, 0]), 3, 2),     # token 3 dropped, expert 2 empty
            (torch.zeros(0, 2, dtype=I64), t([]), 2, 1),  # N = 0
            (t([[4], [-4]]), t([0, 0]), 1, 1)],           # E = 1, C = 1, D = 1
-    cases=_moe_dispatch_cases, chapter="05_scatter",
+    cases=_moe_dispatch_cases, chapter="07_generation",
     signature="x: (N, D), expert: (N,) int64 in [0, E), E: int, C: int >= 1  ->  (E, C, D)",
 )
 
@@ -513,7 +513,7 @@ MOE_COMBINE = Puzzle(
             t([0, 1, 0, 1]), t([1, 0, 0, -1]), t([0.5, 2.0, 1.0, 0.3], F32)),
            (torch.zeros(2, 1, 2), t([]), t([]), t([], F32)),        # N = 0
            (t([[[2.0]]], F32), t([0]), t([0]), t([1.5], F32))],     # E = C = D = 1
-    cases=_moe_combine_cases, chapter="05_scatter",
+    cases=_moe_combine_cases, chapter="07_generation",
     signature="buf: (E, C, D) float, expert: (N,), slot: (N,) in [-1, C), weight: (N,)  ->  (N, D)",
 )
 

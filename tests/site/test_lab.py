@@ -99,47 +99,45 @@ def lab(tmp_path_factory):
 
 
 @pytest.fixture(scope="module", params=CHAPTERS)
-def chapter_in_lab(lab, request):
+def chapter_in_lab(lab, browser, request):
     """What the opened chapter shows: per cell, its kind, rendered text and collapsed state."""
-    from playwright.sync_api import sync_playwright
-
     CHAPTER = request.param
 
     notebook = json.loads((ROOT / "notebooks" / CHAPTER).read_text(encoding="utf8"))
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=sh.chromium_path(), headless=True, args=sh.CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            outside = []
-            page.on("request", lambda r: r.url.startswith(("http://", "https://")) and not r.url.startswith(lab)
-                    and outside.append(r.url))
-            # a workspace of its own: the other chapter, opened before, does not come back
-            workspace = CHAPTER.split("/")[0]
-            page.goto(f"{lab}lab/workspaces/{workspace}/tree/{CHAPTER}", wait_until="load")
-            page.wait_for_function("n => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= n",
-                                   arg=len(notebook["cells"]), timeout=120_000)  # a busy machine
-            # every markdown cell rendered (jupyterlab-myst renders asynchronously), except the
-            # collapsed ones (a solution's opening cell shows only its placeholder)
-            page.wait_for_function("""() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell')]
-                .every(c => c.querySelector('.myst, .jp-MarkdownOutput, .jp-InputPlaceholder'))""",
-                timeout=120_000)  # a busy machine
-            page.wait_for_timeout(500)
-            cells = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(c => {
-                const visible = e => !!e && e.offsetParent !== null && !e.classList.contains('lm-mod-hidden');
-                return {markdown: c.classList.contains('jp-MarkdownCell'),
-                        text: c.classList.contains('jp-MarkdownCell')
-                              ? (c.querySelector('.myst, .jp-MarkdownOutput') || c).innerText : '',
-                        admonitions: [...c.querySelectorAll('aside[class*="admonition"], .admonition')]
-                              .map(a => a.className),
-                        math: c.querySelectorAll('.katex, mjx-container').length,
-                        placeholder: visible(c.querySelector('.jp-InputPlaceholder')),
-                        editor: visible(c.querySelector('.jp-InputArea-editor'))};
-            })""")
-            SCREENSHOT = ROOT / "_build" / "screenshots"
-            SCREENSHOT.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOT / f"lab-chapter1-{CHAPTER.split('/')[0]}.png"))
-        finally:
-            browser.close()
+    # the session's one browser (tests/site/conftest.py): a second Playwright in this process fails
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        outside = []
+        page.on("request", lambda r: r.url.startswith(("http://", "https://")) and not r.url.startswith(lab)
+                and outside.append(r.url))
+        # a workspace of its own: the other chapter, opened before, does not come back
+        workspace = CHAPTER.split("/")[0]
+        page.goto(f"{lab}lab/workspaces/{workspace}/tree/{CHAPTER}", wait_until="load")
+        page.wait_for_function("n => document.querySelectorAll('.jp-Notebook .jp-Cell').length >= n",
+                               arg=len(notebook["cells"]), timeout=120_000)  # a busy machine
+        # every markdown cell rendered (jupyterlab-myst renders asynchronously), except the
+        # collapsed ones (a solution's opening cell shows only its placeholder)
+        page.wait_for_function("""() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell')]
+            .every(c => c.querySelector('.myst, .jp-MarkdownOutput, .jp-InputPlaceholder'))""",
+            timeout=120_000)  # a busy machine
+        page.wait_for_timeout(500)
+        cells = page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(c => {
+            const visible = e => !!e && e.offsetParent !== null && !e.classList.contains('lm-mod-hidden');
+            return {markdown: c.classList.contains('jp-MarkdownCell'),
+                    text: c.classList.contains('jp-MarkdownCell')
+                          ? (c.querySelector('.myst, .jp-MarkdownOutput') || c).innerText : '',
+                    admonitions: [...c.querySelectorAll('aside[class*="admonition"], .admonition')]
+                          .map(a => a.className),
+                    math: c.querySelectorAll('.katex, mjx-container').length,
+                    placeholder: visible(c.querySelector('.jp-InputPlaceholder')),
+                    editor: visible(c.querySelector('.jp-InputArea-editor'))};
+        })""")
+        SCREENSHOT = ROOT / "_build" / "screenshots"
+        SCREENSHOT.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT / f"lab-chapter1-{CHAPTER.split('/')[0]}.png"))
+    finally:
+        context.close()
     return {"notebook": notebook, "cells": cells, "outside": outside, "chapter": CHAPTER}
 
 

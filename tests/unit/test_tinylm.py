@@ -1,4 +1,4 @@
-"""gatherbook.tinylm (the chapter's tiny language model); its pictures are tested in tests/unit/test_figures.py."""
+"""gatherbook.tinylm (the chapter's tiny language model); its pictures are tested in tests/unit/test_figure_kit.py."""
 import matplotlib
 
 matplotlib.use("Agg")

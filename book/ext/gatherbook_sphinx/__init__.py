@@ -70,4 +70,5 @@ def setup(app):
     app.connect("build-finished", workarounds.write_index_redirect, priority=400)
     app.connect("build-finished", mathjax.copy_components)
     app.connect("build-finished", workarounds.prune_unused_static)
+    app.connect("build-finished", downloads.sources_without_outputs)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1.0"}

@@ -295,3 +295,12 @@ def write_downloads(app) -> None:
     root = Path(app.srcdir)
     generate_all(root, app.config.gatherbook_edition, editions.toc_docnames(root, app.config.gatherbook_edition))
     write_zip(root, root / RUN_GENERATED / ZIP_NAME)
+
+
+def sources_without_outputs(app, exception) -> None:
+    """``build-finished``: the page's ``.ipynb`` download (``_sources/``) without outputs, as in the
+    zip (:func:`without_outputs`): the page shows the outputs, the reader's run makes them."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for path in (Path(app.outdir) / "_sources").rglob("*.ipynb"):
+        path.write_bytes(without_outputs(path.read_bytes()))

@@ -1,6 +1,6 @@
 """gatherbook.figures: every public drawing function draws, fits a phone, and keeps to the style.
 
-The sizes tested here are what the browser tests (tests/site/test_figures.py) rely on: no figure
+The sizes tested here are what the browser tests (tests/site/test_figure_layout.py) rely on: no figure
 wider than style.MAX_WIDTH and no text smaller than style.FS_MIN.
 """
 import ast

@@ -12,7 +12,7 @@ The tests cannot pass vacuously: each edition must show figures, and the measure
 have loaded (natural width > 0).
 
 ``GATHERBOOK_SITE=_build/site`` measures an already built site instead of building one;
-``python tests/site/test_figures.py _build/site`` prints the table per chapter.
+``python tests/site/test_figure_layout.py _build/site`` prints the table per chapter.
 """
 from __future__ import annotations
 
@@ -81,21 +81,6 @@ def built(tmp_path_factory):
     info = sh.build_site_once(tmp_path_factory.getbasetemp() / "gatherbook-site")
     assert info["returncode"] == 0, "book/build.py failed"
     return Path(info["path"])
-
-
-@pytest.fixture(scope="module")
-def browser():
-    reason = sh.browser_unavailable_reason()
-    if reason:
-        if sh.on_ci():
-            pytest.fail(f"CI=true, but the browser tests cannot run: {reason}.", pytrace=False)
-        pytest.skip(f"browser tests skipped: {reason}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=sh.chromium_path(), args=sh.CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
