@@ -71,8 +71,7 @@ notebook.""",
     "zh": {
         "title": """# 练习：gather 与 scatter 习题
 
-读懂一段循环，写出做同样事情的那一行张量代码。这一部分是分四级、共 {n} 道的练习题，每道题都由一个性质测试来检查，
-它会找出你的答案算错的最小用例给你看。
+读懂一段循环，写出做同样事情的那一行张量代码。这一部分是分四级、共 {n} 道的练习题，每道题都由一个性质测试来检查，它会找出你的答案算错的最小用例给你看。
 
 **你将学到**
 
@@ -190,9 +189,9 @@ def intro_cells(lang: str) -> list[dict]:
         md(t["try"]),
         code(TRIES["squeeze"], mystnb=FEEDBACK[lang]),
         md(t["after_squeeze"]),
-        code(TRIES["take"], mystnb=FEEDBACK[lang]),
+        code(TRIES["take"]),
         md(t["after_take"]),
-        code(TRIES["loop"], mystnb=FEEDBACK[lang]),
+        code(TRIES["loop"]),
         md(t["after_loop"]),
         code(TRIES["shrink"], mystnb=FEEDBACK[lang]),
         md(t["after_shrink"]),

@@ -40,8 +40,8 @@ import gatherbook as gb
 pz = gb.puzzles  # the practice part's checker, pictures and board
 torch.manual_seed(0)
 dev = gb.setup(lang="{lang}")  # {comment}'''
-SETUP_COMMENT = {"en": "language of this notebook; puzzles run on the CPU (and once on meta)",
-                 "zh": "本 notebook 的语言；练习题在 CPU 上运行（另在 meta 设备上试运行一次）"}
+SETUP_COMMENT = {"en": "language of this notebook; puzzles run on the CPU",
+                 "zh": "本 notebook 的语言；练习题都在 CPU 上运行"}
 
 W = {
     "en": {
