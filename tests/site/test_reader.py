@@ -26,9 +26,6 @@ PHONE = {"width": 390, "height": 844}
 CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
 # What a built page must not show: paths of the machine that built it.
 LOCAL_PATHS = re.compile(r"/work/|/root/|/home/|site-packages|dist-packages|/\.venv/")
-# Figure values are drawn at gatherbook.draw._FS_VALUE points at 100 dpi: 10 pt = 13.9 image px.
-# On a phone they must stay at least 11 CSS px (small print: 0.7 of the 16 px body text).
-VALUE_PT, FIGURE_DPI, MIN_VALUE_PX = 10.0, 100, 11.0
 # Named in issue 9: each must find every Chinese page whose text holds it.
 ZH_PHRASES = ["对数概率", "交叉熵", "逐词元", "重要性比率", "形状规则"]
 
@@ -231,16 +228,10 @@ WIDTHS_JS = """() => {
   const wide = [...document.querySelectorAll('article.bd-article *')]
       .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest('.pst-scrollable-table-container, table, div.cell_output div.output, pre, .highlight, mjx-container'))
       .slice(0, 3).map(e => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 60));
-  const value_px = %(value_px)s;
-  const figures = [...document.querySelectorAll('article.bd-article .cell_output img')].map(i => {
-      const r = i.getBoundingClientRect();
-      return {src: i.getAttribute('src'), natural: i.naturalWidth, shown: r.width,
-              value_px: i.naturalWidth ? r.width / i.naturalWidth * value_px : 0};
-  });
   // the screen's width: on a phone, innerWidth grows with an over-wide page (the browser zooms
   // out), so it cannot be the yardstick; clientWidth stays the device width
-  return {scroll: doc.scrollWidth, width: document.documentElement.clientWidth, wide, figures};
-}""" % {"value_px": VALUE_PT * FIGURE_DPI / 72}
+  return {scroll: doc.scrollWidth, width: document.documentElement.clientWidth, wide};
+}"""
 
 
 def visit_all(site, base_url, browser, pages, js, **context_options):
@@ -257,7 +248,8 @@ def visit_all(site, base_url, browser, pages, js, **context_options):
     return out
 
 
-def test_phone_no_page_scrolls_sideways_and_figures_stay_readable(site, base_url, browser):
+def test_phone_no_page_scrolls_sideways(site, base_url, browser):
+    """(Each figure's size and sharpness on a phone: tests/site/test_figure_layout.py.)"""
     pages = [p for p in site["pages"] if sh.edition_of(p) and not sh.parse_page(site["path"] / p).refresh]
     facts = visit_all(site, base_url, browser, pages, WIDTHS_JS, viewport=PHONE, is_mobile=True,
                       has_touch=True, device_scale_factor=2)
@@ -265,12 +257,7 @@ def test_phone_no_page_scrolls_sideways_and_figures_stay_readable(site, base_url
     for path, f in facts.items():
         if f["scroll"] > f["width"]:
             problems.append(f"{path}: the page is {f['scroll']} px wide on a {f['width']} px phone: {f['wide']}")
-        for fig in f["figures"]:
-            if fig["value_px"] < MIN_VALUE_PX:
-                problems.append(f"{path}: {fig['src']} shown {fig['shown']:.0f} of {fig['natural']} px wide: "
-                                f"values {fig['value_px']:.1f} px < {MIN_VALUE_PX}")
     assert not problems, "\n".join(problems[:30])
-    assert sum(len(f["figures"]) for p, f in facts.items() if sh.is_chapter(p)), "no figure measured"
 
 
 # Blocks whose lines are all within the book's 88 characters that still scroll sideways. (A line
@@ -304,6 +291,7 @@ def test_language_switch_lands_on_the_same_section(site, base_url, browser):
     try:
         for chapter in chapter_pages(site["pages"], "en"):
             ids = re.findall(r'id="(gb-s\d+)"', (site["path"] / chapter).read_text(encoding="utf8"))
+            ids = ids[:-1] if len(ids) > 2 else ids  # the last section may sit too low to reach the top
             target = ids[len(ids) // 2]
             page, watch = open_page(context, base_url + chapter)
             for here, there in ((chapter, sh.other_edition(chapter)), (sh.other_edition(chapter), chapter)):
