@@ -45,7 +45,7 @@ Each puzzle gives you:
 
 Here is the first puzzle of level 1. Its definition:""",
         "picture": "Its worked example, drawn from the loops:",
-        "try": """### Trying it
+        "try": """## Trying it
 
 A first attempt: `gather` along `dim=1`, then `squeeze()` to drop the extra axis.""",
         "after_squeeze": """The check found the case where a bare `squeeze()` goes wrong: a batch of one row. The picture
@@ -96,7 +96,7 @@ notebook.""",
 
 下面是第 1 级的第一道题。它的定义：""",
         "picture": "由循环算出的示例：",
-        "try": """### 动手试一试
+        "try": """## 动手试一试
 
 第一次尝试：沿 `dim=1` 做 `gather`，再用 `squeeze()` 去掉多出来的那一维。""",
         "after_squeeze": """检查找到了不带参数的 `squeeze()` 出错的用例：只有一行的批次。图中画出了输入、期望结果和你的结果。接下来用 `take_along_dim` 试试，它能算对，但不是这道题要练的：""",

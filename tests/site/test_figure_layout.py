@@ -16,7 +16,6 @@ have loaded (natural width > 0).
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -75,12 +74,9 @@ def chapter_pages(site: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    if os.environ.get("GATHERBOOK_SITE"):
-        return Path(os.environ["GATHERBOOK_SITE"])
-    info = sh.build_site_once(tmp_path_factory.getbasetemp() / "gatherbook-site")
-    assert info["returncode"] == 0, "book/build.py failed"
-    return Path(info["path"])
+def built(site):
+    """The session's one build (tests/site/conftest.py)."""
+    return Path(site["path"])
 
 
 @pytest.fixture(scope="module")
