@@ -40,7 +40,7 @@ __all__ = [
     "INK", "MUTED", "EDGE", "GRID", "MARK", "PAPER", "QUIET_FACE", "QUIET_INK",
     "MIN_QUIET_CONTRAST", "CATEGORICAL", "PALETTE", "SEQUENTIAL", "RC",
     "FS_CHAR", "FS_MIN", "DPI", "DENSITY", "MAX_WIDTH", "GREYS", "PICK", "HOLE",
-    "STATE_FACES", "BAR", "FAINT_FACE", "FAINT_EDGE", "use_book_format",
+    "STATE_FACES", "VERDICT_FACES", "BAR", "FAINT_FACE", "FAINT_EDGE", "use_book_format",
     "text_width", "lighten", "relative_luminance", "contrast_ratio", "ink_on", "styled",
 ]
 
@@ -83,6 +83,9 @@ PICK = "#e66100"  #: orange outline of a picked cell: visible on every colour of
 STATE_FACES = ("#e6e6e6", "#9ecae1", "#fdae6b")
 BAR = STATE_FACES[1]
 FAINT_FACE, FAINT_EDGE = "#f4f4f4", "#aaaaaa"  #: a cell that is cut off (nothing to score)
+#: faces of draw_index_shapes' verdicts: light blue, orange, dark purple (apart in lightness too,
+#: so red-green colour-blind readers and greyscale tell them apart; the words say it as well)
+VERDICT_FACES = {"fine": "#9ecae1", "silent": "#fdae6b", "error": "#5e3c99"}
 
 
 def lighten(colour: str, amount: float = 0.55) -> tuple[float, float, float]:

@@ -19,10 +19,11 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from gatherbook import args
 from gatherbook.figures import style
+from gatherbook.figures.gather import link_ids
+from gatherbook.figures.grid import panel, render, shape_title, text_panel
 from gatherbook.figures.style import SEQUENTIAL, styled
 
-
-__all__ = ["draw_shift", "draw_char_logprobs", "draw_token_mask"]
+__all__ = ["draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_padding", "draw_token_logprobs_3d"]
 
 _GREY, _BLUE, _ORANGE = style.STATE_FACES
 _MAX_TITLE = 80
@@ -225,3 +226,104 @@ def draw_token_mask(
     if title:
         fig.suptitle(title, x=0.02, y=1 - 0.08 / height, ha="left", va="top", fontsize=style.FS_FIGTITLE)
     return fig
+
+
+@styled
+def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = False,
+                 title: str | None = None) -> Figure:
+    """A padded batch lined up for scoring: which logits position scores which label, and the mask.
+
+    ``tokens`` holds one string per row, one character per token (padding positions hold any
+    character, e.g. ``_``); ``mask`` is the attention mask, ``(rows, L)``, 1 for a real token and
+    0 for padding. For each row ``b`` five lines of cells share the columns ``t``:
+
+    - ``ids`` -- the tokens (padding on grey);
+    - ``mask`` -- 1 / 0;
+    - ``logits[:, :-1]`` -- the positions that score a label (the last one scores nothing);
+    - ``ids[:, 1:]`` -- the label each position is scored against: the next token, shifted left
+      by one (orange where it counts, grey where ``mask[:, 1:]`` drops it);
+    - ``mask[:, 1:]`` -- the label mask, shifted with the labels.
+
+    A label that ``mask[:, 1:]`` counts although its logits position is padding (the first real
+    token of a left-padded row) is outlined in red: a score read off a padding position.
+
+    Args:
+        tokens: 1 to 4 strings of the same length L, 2 <= L <= 12.
+        mask: integer or bool tensor ``(len(tokens), L)`` of 0 and 1.
+        left: the rows are left-padded (zeros, then ones) rather than right-padded (ones, then
+            zeros); a mask of the other form raises.
+        title: optional text above the picture (code and numbers only: no CJK).
+
+    Introduced in Chapter 2.
+    """
+    assert not isinstance(tokens, str), "tokens: a list of str, one per row"
+    tokens = [args.label(f"tokens[{b}]", t, max_len=12) for b, t in enumerate(tokens)]
+    mask = args.tensor("mask", mask, ndim=2)
+    args.label("title", title, optional=True)
+    B, L = mask.shape
+    if not 1 <= B <= 4 or not 2 <= L <= 12 or len(tokens) != B or any(len(t) != L for t in tokens):
+        raise ValueError(f"draw_padding: tokens must be 1 to 4 strings of one length L (2 to 12), one per row of "
+                         f"mask; got lengths {[len(t) for t in tokens]} for mask of shape {tuple(mask.shape)}.")
+    m = mask.detach().cpu().to(torch.int64)
+    if not bool(((m == 0) | (m == 1)).all()):
+        raise ValueError("draw_padding: mask must hold only 0 (padding) and 1 (a real token).")
+    for b in range(B):
+        row = m[b].tolist()
+        if row != sorted(row, reverse=not left):
+            side, form = ("left", "zeros, then ones") if left else ("right", "ones, then zeros")
+            raise ValueError(f"draw_padding: mask[{b}] = {row} is not {side}-padded ({form}); "
+                             f"pass left={not left} if its padding is on the {'right' if left else 'left'}.")
+    pad = style.STATE_FACES[0]
+    panels = []
+    for b in range(B):
+        ids, mk = tokens[b], m[b].tolist()
+        counted = [mk[t + 1] == 1 for t in range(L - 1)]
+        texts = [list(ids), [str(v) for v in mk], [""] * (L - 1) + ["x"], list(ids[1:]) + [""],
+                 [str(v) for v in mk[1:]] + [""]]
+        faces = [[style.PAPER if v else pad for v in mk], [style.PAPER if v else pad for v in mk],
+                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE],
+                 [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE]]
+        wrong = [[False] * L for _ in range(5)]
+        for t in range(L - 1):
+            wrong[3][t] = counted[t] and mk[t] == 0  # scored from a padding position
+        panels.append([text_panel(f"b{b}", texts, faces, f"b={b}", mark=wrong, cell_w=0.3,
+                                  row_names=("ids", "mask", "logits[:, :-1]", "ids[:, 1:]", "mask[:, 1:]"))])
+    return render(panels, title)
+
+
+@styled
+def draw_token_logprobs_3d(logp: torch.Tensor, tokens: torch.Tensor, *, title: str | None = None) -> Figure:
+    """The (B, L, V) case of per-token log-probs: per batch row, the (L, V) slab and its picks.
+
+    ``logp`` is ``(B, L, V)`` (log-probs of every vocabulary entry at every position) and
+    ``tokens`` is ``(B, L)``, the token id scored at each position. Each batch row ``b`` is one
+    grid ``logp[b]`` (rows: positions ``t``, columns: vocabulary ids); the cell each position
+    picks, ``logp[b, t, tokens[b, t]]``, is outlined and coloured, and ``tokens`` and
+    ``out = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)``, ``(B, L)``, follow with the
+    same colours. Sizes: B <= 4, L <= 8, V <= 10.
+
+    Introduced in Chapter 2.
+    """
+    logp = args.tensor("logp", logp, ndim=3, kind="float")
+    tokens = args.tensor("tokens", tokens, ndim=2, kind="int")
+    args.label("title", title, optional=True)
+    B, L, V = logp.shape
+    if tuple(tokens.shape) != (B, L):
+        raise ValueError(f"tokens must have shape (B, L) = {(B, L)}, one token id per position of logp "
+                         f"(shape {tuple(logp.shape)}); got {tuple(tokens.shape)}.")
+    ids = tokens.detach().cpu().to(torch.int64)
+    if ids.numel() and not (0 <= int(ids.min()) and int(ids.max()) < V):
+        raise ValueError(f"tokens must lie in 0 .. {V - 1} (logp has V = {V} entries per position); "
+                         f"got values {int(ids.min())} .. {int(ids.max())}.")
+    if B > 4:
+        raise ValueError(f"logp has B = {B} rows, too many for a picture: draw logp[:4] and tokens[:4].")
+    x = logp.detach().cpu()
+    input_ids, index_ids = link_ids((B, L, V), 2, ids.unsqueeze(-1))
+    out = torch.gather(x, 2, ids.unsqueeze(-1)).squeeze(-1)
+    tagged = int(input_ids.max(initial=-1)) >= len(style.PALETTE)
+    rows = [[panel(f"logp[{b}]", x[b], f"logp[{b}]  (L, V) = {(L, V)}", ids=input_ids[b], mark=input_ids[b] >= 0,
+                   mark_color=style.PICK, tagged=tagged)] for b in range(B)]
+    rows.append([panel("tokens", ids, shape_title("tokens", ids), ids=index_ids[..., 0], tagged=tagged),
+                 panel("out", out, "out = logp.gather(-1, tokens.unsqueeze(-1))\n      .squeeze(-1)"
+                       f"  {(B, L)}", ids=index_ids[..., 0], tagged=tagged)])
+    return render(rows, title)
