@@ -52,11 +52,13 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
         ax.set_xscale("log")
     hi = max(v.max(), reference or 0.0)
     ax.set_xlim(low, hi * (6 if log else 1.25))
+    values = []
     for yi, x, label in zip(y, v, labels):
         ax.text(low if log else 0.0, yi + 0.5, label, va="bottom", fontsize=style.FS_LABEL)
-        ax.text(x * (1.08 if log else 1.0), yi, " " + fmt(x), va="center", fontsize=style.FS_LABEL)
-    if reference is not None:
-        ax.axvline(reference, color=style.MARK, linestyle="--", linewidth=1)
+        values.append(ax.text(x * (1.08 if log else 1.0), yi, " " + fmt(x), va="center", fontsize=style.FS_VALUE,
+                              gid="value"))
+    if reference is not None:  # dashed beside each bar only, so that it crosses no label
+        ax.vlines([reference] * len(y), y - 0.45, y + 0.45, color=style.MARK, linestyle="--", linewidth=1)
         if reference_label:
             ax.text(reference, y.max() + 1.25, reference_label + " ", color=style.MARK,
                     fontsize=style.FS_LABEL, ha="right", va="bottom")
@@ -67,6 +69,12 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
     if title:
         ax.set_title(title, loc="left")
     fig.tight_layout()
+    if reference is not None:  # a value that the dashed line would cross moves just past it
+        renderer, at = fig.canvas.get_renderer(), ax.transData.transform((reference, 0))[0]
+        for t in values:
+            box = t.get_window_extent(renderer)
+            if box.x0 - 3 <= at <= box.x1 + 3:
+                t.set_x(reference * 1.08 if log else reference)
     return fig
 
 
@@ -86,7 +94,7 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
         assert len(v) == len(xs), f"ys[{k!r}] has {len(v)} values for {len(xs)} x positions"
     n = len(curves) if stacked else 1
     legend_h = 0.0 if stacked else 0.28 * math.ceil(len(curves) / 2)
-    fig, axes = plt.subplots(n, 1, figsize=(style.MAX_WIDTH * (0.85 if stacked else 1.0),
+    fig, axes = plt.subplots(n, 1, figsize=(style.CHART_WIDTH,
                                             (1.9 if stacked else 2.8) * n + legend_h + (0.3 if title else 0.0)),
                              sharex=True, squeeze=False)
     colours = plt.get_cmap(style.SEQUENTIAL)(np.linspace(0.1, 0.75, len(curves))) if stacked else [None] * len(curves)

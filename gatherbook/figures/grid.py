@@ -52,7 +52,7 @@ _TITLE_H = 0.30  # panel title
 _SLICE_GAP = 0.30  # between the slices of one 3-d tensor
 _PANEL_GAP = 0.55  # between panels in a row
 _ROW_GAP = 0.18  # between rows of panels
-_MARGIN = 0.18
+MARGIN = 0.18
 _LINE_H = 0.19  # each further line of a panel title
 _FIGTITLE_H = 0.42
 _ARROW_OFF = 0.14  # from the grid edge to the dim arrow
@@ -261,6 +261,8 @@ def _draw_grid(ax, g: Grid) -> None:
             face, ink = _face_and_text(int(g.ids[i, j]))
             if g.faces is not None:
                 face = g.faces[i, j]
+                if face is None:  # no cell here (the end of a wrapped line)
+                    continue
                 ink = style.ink_on(face)
             cell = Rectangle((j, i), 1, 1, facecolor=face, edgecolor=style.EDGE, linewidth=0.8,
                              linestyle="--" if g.empty else "-", clip_on=False, zorder=1)
@@ -347,7 +349,7 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
         grids_w = sum(slots(p)) + _SLICE_GAP * (len(p.grids) - 1)
         return max(grids_w, p.grids[0].numbers_w + p.title_w)
 
-    room = style.MAX_WIDTH - 2 * _MARGIN
+    room = style.MAX_WIDTH - 2 * MARGIN
     wrapped = []
     for row in rows:
         line, used = [], 0.0
@@ -360,11 +362,11 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
         wrapped.append(line)
     rows = wrapped
     placed = []  # (panel, x, row_top, grid_top), inches
-    y, width = _MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
+    y, width = MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
     for row in rows:
         head = max(p.head for p in row)
         body = max(g.height for p in row for g in p.grids)
-        x = _MARGIN
+        x = MARGIN
         for p in row:
             placed.append((p, x, y, y + head))
             x += panel_w(p) + gap
@@ -372,15 +374,15 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
         y += head + body + max(p.foot for p in row) + _ROW_GAP
     note_top = y
     for line in note or []:
-        width = max(width, _MARGIN + style.text_width("".join(t for t, _ in line), style.FS_VALUE))
+        width = max(width, MARGIN + style.text_width("".join(t for t, _ in line), style.FS_VALUE))
         y += _NOTE_H
-    fig_w = max(width, _MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + _MARGIN
-    fig_h = y - _ROW_GAP + _MARGIN + (_ROW_GAP if note else 0.0)
+    fig_w = max(width, MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + MARGIN
+    fig_h = y - _ROW_GAP + MARGIN + (_ROW_GAP if note else 0.0)
     # whole pixels at 100 dpi, so Jupyter's "<Figure size 852x228 ...>" is a tidy, stable text
     canvas = _Canvas(math.ceil(fig_w * 100) / 100, math.ceil(fig_h * 100) / 100)
 
     if title:
-        canvas.text(_MARGIN, _MARGIN, title, size=style.FS_FIGTITLE, weight="bold", ha="left", va="top")
+        canvas.text(MARGIN, MARGIN, title, size=style.FS_FIGTITLE, weight="bold", ha="left", va="top")
     for p, x, row_top, grid_top in placed:  # titles of a row on one line, grids of a row top-aligned
         title_bottom = row_top + _TITLE_H + _LINE_H * p.title.count("\n") - 0.07
         canvas.text(x + p.grids[0].numbers_w, title_bottom, p.title, size=style.FS_TITLE,
@@ -409,7 +411,7 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
                                                  linewidth=0.6)
             kw = dict(fontsize=style.FS_VALUE, family=style.FONT, color=style.INK, ha="left", bbox=box, gid="value")
             if prev is None:
-                prev = canvas.fig.text(*canvas._xy(_MARGIN, note_top + (k + 0.5) * _NOTE_H), text,
+                prev = canvas.fig.text(*canvas._xy(MARGIN, note_top + (k + 0.5) * _NOTE_H), text,
                                        va="center_baseline", **kw)
                 continue
             gap = 3 if face is not None or line[i - 1][1] is not None else 0  # room for a box's pad

@@ -136,8 +136,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
         ax.annotate("", xy=(c + 0.5 + 0.3 * dx, r + 0.42 + 0.3 * dy),
                     xytext=(c + 0.5 - 0.3 * dx, r + 0.42 - 0.3 * dy),
                     arrowprops=dict(arrowstyle="-|>", color=ink, linewidth=2.2, mutation_scale=16))
-        ax.text(c + 0.5, r + 0.86, f"{v[s]:.2f}", fontsize=style.FS_TAG, color=ink, ha="center",
-                va="center")
+        ax.text(c + 0.5, r + 0.84, f"{v[s]:.2f}", fontsize=style.FS_VALUE, color=ink, ha="center",
+                va="center", gid="value")
         if code == "S":
             ax.text(c + 0.1, r + 0.14, "S", fontsize=style.FS_NUMBER, color=ink, ha="center", va="center")
     for s in path:

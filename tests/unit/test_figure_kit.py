@@ -51,6 +51,11 @@ CALLS = {
         {"model": ("Alice was beginning to get very tired, sitting b", -torch.rand(47) * 8)}),
     "draw_token_mask": lambda: figures.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]),
                                                        ["pad", "prompt", "done"]),
+    # Fig 2.4's arguments: 33 columns, which once drew letters at 8 CSS px on a phone
+    "draw_token_mask long": lambda: figures.draw_token_mask(
+        ["h dear! Oh dear! I shall be late!", "n another moment down went Alice "],
+        torch.tensor([[1] * 17 + [2] * 16, [1] * 17 + [2] * 15 + [0]]),
+        ["~in_text", "in_text & ~is_scored", "is_scored"], title="targets = labels[:, 1:]"),
     "draw_patches": lambda: figures.draw_patches({"x[0]": torch.rand(16, 12)}, (4, 4), labels={"x[0]": torch.arange(16)}),
     "draw_patch_rows": lambda: figures.draw_patch_rows({"kept[0]": torch.rand(5, 12)}),
     "draw_images": lambda: figures.draw_images({"img": torch.rand(8, 8, 3)}, patch=4),
@@ -74,11 +79,26 @@ def test_every_figure_fits_a_phone_and_keeps_its_text_readable(name):
     fig = CALLS[name]()
     width, _ = fig.get_size_inches()
     assert width <= style.MAX_WIDTH + 1e-9, f"{name}: {width} in wide"
-    fig.canvas.draw()
-    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
-    assert sizes, f"{name}: no text at all"
-    assert min(sizes) >= style.FS_MIN, f"{name}: text at {min(sizes)} pt"
+    sizes = style.text_sizes(fig)
+    text_pt, value_pt = float(sizes[style.TEXT_PT_KEY]), float(sizes[style.VALUE_PT_KEY])
+    assert text_pt >= style.FS_MIN, f"{name}: text at {text_pt} pt"
+    # a 390 px phone's 343 px column shows the figure (plus Jupyter's 0.1 in crop padding a side)
+    # at this scale; the cell values must stay at 9 CSS px, as tests/site/test_figure_layout.py
+    # measures in the browser
+    phone = min(1.0, 343 / ((width + 0.2) * style.DPI))
+    assert value_pt * style.DPI / 72 * phone >= 9, f"{name}: values at {value_pt} pt, {phone:.2f} of full size"
     assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+
+
+def test_text_sizes_are_the_smallest_text_and_value_and_travel_in_the_png():
+    import io
+
+    fig = figures.draw_gather(X, 1, I)
+    sizes = style.text_sizes(fig)
+    assert sizes == {style.TEXT_PT_KEY: f"{style.FS_NUMBER:g}", style.VALUE_PT_KEY: f"{style.FS_VALUE:g}"}
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata=sizes)
+    assert f"{style.VALUE_PT_KEY}\0{style.FS_VALUE:g}".encode() in buffer.getvalue()
 
 
 def test_every_public_name_is_in_the_kit():
