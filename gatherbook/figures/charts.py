@@ -36,6 +36,8 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
     ``text`` formats the number written at each bar's end (a format string or a function);
     ``log`` draws a log axis (values must be positive); ``reference`` draws a dashed line there,
     labelled ``reference_label``; bars above the reference take colour ``high`` when given.
+
+    Introduced in Chapter 2.
     """
     fmt = text.format if isinstance(text, str) else text
     values = {args.label("a key of values", k): args.reals(f"values[{k!r}]", [v])[0]
@@ -87,6 +89,8 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
     One panel with a legend under it (``stacked=False``; ``ylabel`` names its axis), or one panel
     per line, stacked and sharing ``x`` (each panel's axis named by its label). ``log``: a log
     y axis, values below 1e-9 (zeros too) drawn at 1e-9.
+
+    Introduced in Chapter 2.
     """
     xs = args.reals("x", x)
     curves = {args.label("a key of ys", k): args.reals(f"ys[{k!r}]", v) for k, v in args.mapping("ys", ys).items()}
@@ -124,7 +128,10 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
                reference_label: str = "logits", xlabel: str = "peak_memory (MB)",
                title: str | None = None) -> Figure:
     """Bars of measured peak memory in MB (``peaks`` maps a label to bytes, each >= 0);
-    ``reference`` (bytes) draws a dashed line, e.g. at the size of the logits tensor."""
+    ``reference`` (bytes) draws a dashed line, e.g. at the size of the logits tensor.
+
+    Introduced in Chapter 2.
+    """
     mb = {k: float(v) / 1e6 for k, v in args.mapping("peaks", peaks).items()}
     assert min(mb.values()) >= 0, "peaks: bytes >= 0"
     ref = None if reference is None else args.reals("reference", [reference])[0] / 1e6
@@ -141,7 +148,10 @@ def _ratio(v: float) -> str:
 def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
     """Bars of positive ratios (label -> number) on a log axis with a dashed line at
     ``reference``: blue at or below it, orange above (a pair red-green colour-blind readers tell
-    apart); each bar is labelled with its value (``0.31x``, ``1585x``)."""
+    apart); each bar is labelled with its value (``0.31x``, ``1585x``).
+
+    Introduced in Chapter 6.
+    """
     assert all(math.isfinite(v) and v > 0 for v in args.mapping("ratios", ratios).values()), "ratios: > 0"
     return bars(ratios, text=_ratio, xlabel=args.label("xlabel", xlabel), log=True,
                 reference=reference, high=style.CATEGORICAL[1])
@@ -150,7 +160,10 @@ def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 
 def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xlabel: str,
                 ylabel: str = "max |err|", title: str | None = None) -> Figure:
     """Lines of errors (log scale) against ``x``; ``errors`` maps a label to one value per ``x``
-    (values below 1e-9, zeros included, are drawn at 1e-9)."""
+    (values below 1e-9, zeros included, are drawn at 1e-9).
+
+    Introduced in Chapter 2.
+    """
     return lines(x, errors, xlabel=args.label("xlabel", xlabel), ylabel=args.label("ylabel", ylabel),
                  log=True, title=args.label("title", title, optional=True))
 
@@ -158,7 +171,10 @@ def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xl
 def draw_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], *, xlabel: str = "step",
                 title: str | None = None) -> Figure:
     """Training curves, one panel per entry of ``curves`` (1 to 4), stacked, sharing ``x``
-    (``True``/``False`` count as 1/0, so a success flag draws as a step line)."""
+    (``True``/``False`` count as 1/0, so a success flag draws as a step line).
+
+    Introduced in Chapter 3.
+    """
     assert 1 <= len(args.mapping("curves", curves)) <= 4, "curves: 1 to 4 entries"
     ys = {k: [float(v) for v in (vs.tolist() if hasattr(vs, "tolist") else vs)] for k, vs in curves.items()}
     return lines(x, ys, xlabel=args.label("xlabel", xlabel), stacked=True,

@@ -439,6 +439,8 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
         mark: optional name -> bool tensor of the same shape as ``tensors[name]``.
         float_format: optional function that writes a float cell (default: 2 decimals), e.g. the
             exercise checker's, so that its picture and its text show the same numbers.
+
+    Introduced in Chapter 1 (the exercise checker's picture).
     """
     args.mapping("tensors", tensors)
     for name, t in tensors.items():

@@ -43,6 +43,8 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     ``(B, A)`` (float, at most 8 x 8) and ``picks`` of shape ``(B,)`` (integers in ``[0, A)``),
     the column read in each row. Each cell shows its value; the picked value is also written
     in a column on the right, so the panel reads as ``q.gather(1, picks.unsqueeze(1))``.
+
+    Introduced in Chapter 3.
     """
     args.mapping("panels", panels)
     assert len(panels) <= 4, "panels: at most 4"
@@ -86,6 +88,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``; actions 0 to 3 are
     left, down, right, up (FrozenLake's and CliffWalking's numbering). ``path``: states to
     outline (e.g. the greedy path from the start).
+
+    Introduced in Chapter 3.
     """
     fn = "draw_grid_policy"
     try:

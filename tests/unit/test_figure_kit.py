@@ -280,3 +280,15 @@ def test_style_colour_maps_are_colour_blind_safe_and_inks_read():
     assert style.FS_VALUE * style.DPI / 72 * 343 / ((style.MAX_WIDTH + 0.2) * style.DPI) >= 9
     # a 741 px desktop column shows every figure whole: no text below 10 CSS px
     assert style.MAX_WIDTH * style.DPI <= 741 and style.FS_MIN * style.DPI / 72 >= 10
+
+
+def test_each_public_drawing_function_names_its_chapter_in_its_source():
+    package = pathlib.Path(figures.__file__).parent
+    docs = {node.name: ast.get_docstring(node) or "" for p in package.glob("*.py")
+            for node in ast.walk(ast.parse(p.read_text(encoding="utf8"))) if isinstance(node, ast.FunctionDef)}
+    drawing = [n for n in figures.__all__ if n.startswith("draw_")] + ["bars", "lines", "draw_routing"]
+    missing = [n for n in drawing if "Introduced in " not in docs[n]]
+    assert not missing, f"no 'Introduced in ...' in the docstrings of {missing}"
+    for name in drawing:
+        if name in gatherbook.__all__:
+            assert f"Introduced in Chapter {gatherbook.chapter_of(name)}." in docs[name], name
