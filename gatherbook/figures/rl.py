@@ -91,24 +91,16 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
 
     Introduced in Chapter 3.
     """
-    fn = "draw_grid_policy"
-    try:
-        rows = [[c.decode() if isinstance(c, bytes) else str(c) for c in row] for row in desc]
-    except TypeError:
-        raise TypeError(f"{fn}: desc must be rows of one-letter codes (e.g. env.unwrapped.desc); "
-                        f"got {type(desc).__name__}.") from None
-    n_rows = len(rows)
-    n_cols = len(rows[0]) if rows else 0
-    if not (1 <= n_rows <= 12 and 1 <= n_cols <= 12) or any(len(r) != n_cols for r in rows) \
-            or any(len(c) != 1 for r in rows for c in r):
-        raise ValueError(f"{fn}: desc must be a rectangle of one-letter codes, at most 12 x 12; got "
-                         f"{n_rows} rows of lengths {[len(r) for r in rows]}.")
+    rows = [[c.decode() if isinstance(c, bytes) else str(c) for c in row] for row in desc]
+    n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
+    assert 1 <= n_rows <= 12 and 1 <= n_cols <= 12 and all(len(r) == n_cols for r in rows) \
+        and all(len(c) == 1 for r in rows for c in r), "desc: a rectangle of one-letter codes, at most 12 x 12"
     qn = args.tensor("q", q, ndim=2, kind="float").detach().cpu().double().numpy()
     assert qn.shape == (n_rows * n_cols, 4), f"q: shape ({n_rows * n_cols}, 4), one row per cell of desc"
     args.label("title", title, optional=True)
     path = [] if path is None else list(path)
-    if any(not isinstance(s, numbers.Integral) or not 0 <= s < n_rows * n_cols for s in path):
-        raise ValueError(f"{fn}: path must hold states in [0, {n_rows * n_cols}); got {path}.")
+    assert all(isinstance(s, numbers.Integral) and 0 <= s < n_rows * n_cols for s in path), \
+        f"path: states in [0, {n_rows * n_cols})"
     v = qn.max(1)
     greedy = qn.argmax(1)
     live = np.array([c not in "HG" for r in rows for c in r])

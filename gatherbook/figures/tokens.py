@@ -88,21 +88,15 @@ def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: fl
     Introduced in Chapter 2.
     """
     args.mapping("rows", rows)
-    if not args.reals("vmin", [vmin])[0] < 0:
-        raise ValueError(f"draw_char_logprobs: vmin must be a negative number (the log-prob of the darkest "
-                         f"colour; the scale ends at 0); got {vmin!r}.")
+    assert args.reals("vmin", [vmin])[0] < 0, "vmin: a negative number (the scale ends at 0)"
     args.label("title", title, optional=True)
     checked = []
     for label, pair in rows.items():
         assert isinstance(pair, tuple) and len(pair) == 2, f"rows[{label!r}]: a (text, logp) pair"
         text, logp = pair
         assert args.label(f"rows[{label!r}][0]", text, max_len=48), "a text of one character or more"
-        if not isinstance(logp, torch.Tensor) or logp.shape != (len(text) - 1,):
-            got = tuple(logp.shape) if isinstance(logp, torch.Tensor) else type(logp).__name__
-            raise ValueError(
-                f"draw_char_logprobs: rows[{label!r}][1] must be a tensor of shape ({len(text) - 1},) "
-                f"(one log-prob per character after the first); got {got}."
-            )
+        logp = args.tensor(f"rows[{label!r}][1]", logp, ndim=1)
+        assert len(logp) == len(text) - 1, f"rows[{label!r}][1]: one log-prob per character after the first"
         checked.append((args.label("a key of rows", label, max_len=24), text, logp.detach().float().cpu().tolist()))
     cmap, norm = plt.get_cmap(style.SEQUENTIAL), plt.Normalize(vmin=vmin, vmax=0.0)
     cols = _line_length(max(len(t) for _, t, _ in checked), style.text_width("48", style.FS_LABEL))
@@ -135,18 +129,10 @@ def draw_token_mask(tokens: Sequence[str], state: torch.Tensor, legend: Sequence
     args.label("row_label", row_label, max_len=8)
     args.label("title", title, optional=True)
     B, L = state.shape
-    if B == 0 or L == 0:
-        raise ValueError(f"draw_token_mask: state has shape {tuple(state.shape)}; it needs at least one row "
-                         "and one column.")
-    if len(tokens) != B or any(len(t) != L for t in tokens):
-        raise ValueError(
-            f"draw_token_mask: tokens must hold {B} strings of {L} characters (state has shape {tuple(state.shape)}); "
-            f"got lengths {[len(t) for t in tokens]}."
-        )
-    if not 1 <= len(legend) <= 3 or int(state.min()) < 0 or int(state.max()) >= len(legend):
-        raise ValueError(f"draw_token_mask: state values must lie in [0, {len(legend)}) for legend {list(legend)!r}.")
-    if L > 40 or B > 8:
-        raise ValueError(f"draw_token_mask: at most 8 rows of 40 cells fit in a picture; got {B} x {L}.")
+    assert 1 <= B <= 8 and 1 <= L <= 40, f"state: 1 to 8 rows of 1 to 40 cells, got {B} x {L}"
+    assert len(tokens) == B and all(len(t) == L for t in tokens), f"tokens: {B} strings of {L} characters"
+    assert 1 <= len(legend) <= 3 and 0 <= int(state.min()) <= int(state.max()) < len(legend), \
+        f"state: values in [0, {len(legend)}), one per name of legend (1 to 3 names)"
     st = state.cpu().tolist()
     cols = _line_length(L, style.text_width(str(L - 1), style.FS_LABEL))
     panels = [[_wrapped(f"{row_label}{b}", ["" if s == 0 or c == " " else c for c, s in zip(tokens[b], st[b])],
