@@ -29,10 +29,8 @@ from gatherbook.vision import unpatchify
 
 __all__ = ["draw_patches", "draw_patch_rows", "draw_images"]
 
-_MARGIN, _TITLE_H, _GAP = 0.15, 0.30, 0.28  # draw_images: inches
-
+_MARGIN, _TITLE_H, _GAP = 0.15, 0.30, 0.28  # inches
 _WIDTH = 3.6  # inches: one panel spans the figure, which a phone shows at full width
-_LINES = PAPER  # the lines between patches
 _LUMA = torch.tensor([0.299, 0.587, 0.114])
 
 
@@ -51,9 +49,41 @@ def _to_rgb(img: torch.Tensor) -> np.ndarray:
     return img.clamp(0, 1).permute(1, 2, 0).numpy()
 
 
-def _label(ax, x: float, y: float, text: str) -> None:
-    ax.text(x, y, text, ha="center", va="center", fontsize=FS_LABEL, color=PAPER,
-            fontweight="bold", path_effects=[pe.withStroke(linewidth=2.2, foreground=INK)])
+def _layout(items: list[tuple[str, np.ndarray, list[tuple[int, int, str]], int | None]], *, per_row: int,
+            width: float, title: str | None) -> Figure:
+    """The one layout of images: ``per_row`` to a line, each ``width`` inches wide and titled.
+
+    ``items``: ``(title, image, labels, patch)``: an ``(H, W)`` (grey) or ``(H, W, 3)`` array in
+    [0, 1]; labels ``(row, col, text)`` written over the pixel (row, col); thin paper-coloured
+    lines every ``patch`` pixels (None: no lines).
+    """
+    lines = [items[i:i + per_row] for i in range(0, len(items), per_row)]
+    line_h = [max(width * a.shape[0] / a.shape[1] for _, a, _, _ in line) for line in lines]
+    H = math.ceil((2 * _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in line_h)
+                   + _GAP * (len(lines) - 1)) * 100) / 100
+    W = math.ceil((per_row * width + _GAP * (per_row - 1) + 2 * _MARGIN) * 100) / 100
+    fig = plt.figure(figsize=(W, H), facecolor=PAPER)
+    top = _MARGIN
+    if title:
+        fig.text(_MARGIN / W, 1 - top / H, title, fontsize=FS_FIGTITLE, weight="bold", va="top")
+        top += 0.40
+    for line, lh in zip(lines, line_h):
+        for k, (name, a, labels, patch) in enumerate(line):
+            x, h = _MARGIN + k * (width + _GAP), width * a.shape[0] / a.shape[1]
+            ax = fig.add_axes((x / W, 1 - (top + _TITLE_H + h) / H, width / W, h / H))
+            ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
+            ax.set_axis_off()
+            ax.set_gid(f"image:{name}")
+            ax.set_title(name, fontsize=FS_TITLE, color=INK)
+            for y in range(patch, a.shape[0], patch) if patch else ():
+                ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
+            for xx in range(patch, a.shape[1], patch) if patch else ():
+                ax.axvline(xx - 0.5, color=PAPER, linewidth=0.6)
+            for r, c, text in labels:
+                ax.text(c, r, text, ha="center", va="center", fontsize=FS_LABEL, color=PAPER, fontweight="bold",
+                        path_effects=[pe.withStroke(linewidth=2.2, foreground=INK)])
+        top += _TITLE_H + lh + _GAP
+    return fig
 
 
 @styled
@@ -74,6 +104,8 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
             each kept patch's position in the result).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
+
+    Introduced in Chapter 4.
     """
     assert channels in (1, 3), "channels: 1 or 3"
     rows, cols = (args.integer(f"grid[{i}]", g, least=1) for i, g in enumerate(grid))
@@ -96,29 +128,11 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
             ids = args.tensor(f"labels[{name!r}]", ids, ndim=1, kind="int").cpu()
             assert not ids.numel() or 0 <= int(ids.min()) <= int(ids.max()) < p.shape[0], "labels: patch numbers"
         texts.append(ids)
-    aspect = rows / cols
-    head = 0.35 if title else 0.0
-    width = _WIDTH if len(images) == 1 else _WIDTH - 0.4  # two panels share a desktop screen
-    fig = plt.figure(figsize=(width, len(images) * (width * aspect + 0.4) + head))
-    if title:
-        fig.suptitle(title, fontsize=FS_FIGTITLE, color=INK)
-    H, W = images[0].shape[:2]
-    P = H // rows
-    for i, (name, img, ids) in enumerate(zip(panels, images, texts)):
-        ax = fig.add_subplot(len(images), 1, i + 1)
-        ax.imshow(img, interpolation="nearest", extent=(0, W, H, 0))
-        for r in range(1, rows):
-            ax.axhline(r * P, color=_LINES, lw=0.6)
-        for c in range(1, cols):
-            ax.axvline(c * P, color=_LINES, lw=0.6)
-        if ids is not None:
-            for k, n in enumerate(ids.tolist()):
-                _label(ax, (n % cols + 0.5) * P, (n // cols + 0.5) * P, str(k))
-        ax.set_title(name, fontsize=FS_TITLE, color=INK)
-        ax.set_xticks([])
-        ax.set_yticks([])
-    fig.tight_layout()
-    return fig
+    P = images[0].shape[0] // rows
+    items = [(name, img, [] if ids is None else [((n // cols) * P + (P - 1) / 2, (n % cols) * P + (P - 1) / 2, str(k))
+                                                 for k, n in enumerate(ids.tolist())], P)
+             for name, img, ids in zip(panels, images, texts)]
+    return _layout(items, per_row=1, width=_WIDTH if len(images) == 1 else _WIDTH - 0.4, title=title)
 
 
 @styled
@@ -133,6 +147,8 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         per_row: tiles per line (a long sequence wraps).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
+
+    Introduced in Chapter 4.
     """
     assert channels in (1, 3), "channels: 1 or 3"
     per_row = args.integer("per_row", per_row, least=1)
@@ -157,28 +173,18 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     gap = max(1, P // 6)
     lines = [math.ceil(p.shape[0] / per_row) for p in seqs]
     cols = min(per_row, max(p.shape[0] for p in seqs))
-    tile = _WIDTH / cols
-    head = 0.35 if title else 0.0
-    fig = plt.figure(figsize=(_WIDTH, sum(n * tile + 0.4 for n in lines) + head))
-    if title:
-        fig.suptitle(title, fontsize=FS_FIGTITLE, color=INK)
-    gs = fig.add_gridspec(len(seqs), 1, height_ratios=[n * tile + 0.4 for n in lines])
-    for i, (name, p, tag, n) in enumerate(zip(rows, seqs, tags, lines)):
-        step = P + gap
+    step = P + gap
+    items = []
+    for name, p, tag, n in zip(rows, seqs, tags, lines):
         canvas = np.ones((n * step - gap, cols * step - gap, 3))
+        labels = []
         for k in range(p.shape[0]):
             r, c = divmod(k, per_row)
-            one = unpatchify(p[k].reshape(1, 1, D), (1, 1), channels)[0]
-            canvas[r * step:r * step + P, c * step:c * step + P] = _to_rgb(one)
-        ax = fig.add_subplot(gs[i])
-        ax.imshow(canvas, interpolation="nearest")
-        for k in range(p.shape[0]):
-            r, c = divmod(k, per_row)
-            _label(ax, c * step + (P - 1) / 2, r * step + (P - 1) / 2, str(tag[k]))
-        ax.set_title(f"{name}  ({p.shape[0]}, {D})", fontsize=FS_TITLE, color=INK)
-        ax.axis("off")
-    fig.tight_layout()
-    return fig
+            canvas[r * step:r * step + P, c * step:c * step + P] = _to_rgb(
+                unpatchify(p[k].reshape(1, 1, D), (1, 1), channels)[0])
+            labels.append((r * step + (P - 1) / 2, c * step + (P - 1) / 2, str(tag[k])))
+        items.append((f"{name}  ({p.shape[0]}, {D})", canvas, labels, None))
+    return _layout(items, per_row=1, width=_WIDTH, title=title)
 
 
 @styled
@@ -192,6 +198,8 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
         patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
         width: width of each image in inches, at most what two to a row leave.
         title: optional ASCII text above the picture.
+
+    Introduced in Chapter 5.
     """
     args.mapping("images", images)
     arrays = {}
@@ -207,30 +215,5 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
     args.label("title", title, optional=True)
     per_row = min(len(arrays), 2)  # side by side, so the images are compared on one screen
     width = min(width, (style.MAX_WIDTH - 2 * _MARGIN - _GAP * (per_row - 1)) / per_row)
-    items = list(arrays.items())
-    lines = [items[i:i + per_row] for i in range(0, len(items), per_row)]
-    line_h = [max(width * a.shape[0] / a.shape[1] for _, a in line) for line in lines]
-    H = _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in line_h) + _GAP * (len(lines) - 1)
-    H = np.ceil((H + _MARGIN) * 100) / 100
-    W = np.ceil((per_row * width + _GAP * (per_row - 1) + 2 * _MARGIN) * 100) / 100
-    fig = plt.figure(figsize=(W, H), facecolor=PAPER)
-    top = _MARGIN
-    if title:
-        fig.text(_MARGIN / W, 1 - top / H, title, fontsize=FS_FIGTITLE, weight="bold", va="top")
-        top += 0.40
-    for line, lh in zip(lines, line_h):
-        for k, (name, a) in enumerate(line):
-            x, h = _MARGIN + k * (width + _GAP), width * a.shape[0] / a.shape[1]
-            fig.text(x / W, 1 - (top + _TITLE_H - 0.06) / H, f"{name}  {a.shape}", fontsize=FS_TITLE,
-                     color=INK, va="bottom")
-            ax = fig.add_axes((x / W, 1 - (top + _TITLE_H + h) / H, width / W, h / H))
-            ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
-            ax.set_axis_off()
-            ax.set_gid(f"image:{name}")
-            if patch is not None:
-                for y in range(patch, a.shape[0], patch):
-                    ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
-                for xx in range(patch, a.shape[1], patch):
-                    ax.axvline(xx - 0.5, color=PAPER, linewidth=0.6)
-        top += _TITLE_H + lh + _GAP
-    return fig
+    return _layout([(f"{name}  {a.shape}", a, [], patch) for name, a in arrays.items()], per_row=per_row,
+                   width=width, title=title)

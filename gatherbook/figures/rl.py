@@ -43,6 +43,8 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     ``(B, A)`` (float, at most 8 x 8) and ``picks`` of shape ``(B,)`` (integers in ``[0, A)``),
     the column read in each row. Each cell shows its value; the picked value is also written
     in a column on the right, so the panel reads as ``q.gather(1, picks.unsqueeze(1))``.
+
+    Introduced in Chapter 3.
     """
     args.mapping("panels", panels)
     assert len(panels) <= 4, "panels: at most 4"
@@ -86,25 +88,19 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``; actions 0 to 3 are
     left, down, right, up (FrozenLake's and CliffWalking's numbering). ``path``: states to
     outline (e.g. the greedy path from the start).
+
+    Introduced in Chapter 3.
     """
-    fn = "draw_grid_policy"
-    try:
-        rows = [[c.decode() if isinstance(c, bytes) else str(c) for c in row] for row in desc]
-    except TypeError:
-        raise TypeError(f"{fn}: desc must be rows of one-letter codes (e.g. env.unwrapped.desc); "
-                        f"got {type(desc).__name__}.") from None
-    n_rows = len(rows)
-    n_cols = len(rows[0]) if rows else 0
-    if not (1 <= n_rows <= 12 and 1 <= n_cols <= 12) or any(len(r) != n_cols for r in rows) \
-            or any(len(c) != 1 for r in rows for c in r):
-        raise ValueError(f"{fn}: desc must be a rectangle of one-letter codes, at most 12 x 12; got "
-                         f"{n_rows} rows of lengths {[len(r) for r in rows]}.")
+    rows = [[c.decode() if isinstance(c, bytes) else str(c) for c in row] for row in desc]
+    n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
+    assert 1 <= n_rows <= 12 and 1 <= n_cols <= 12 and all(len(r) == n_cols for r in rows) \
+        and all(len(c) == 1 for r in rows for c in r), "desc: a rectangle of one-letter codes, at most 12 x 12"
     qn = args.tensor("q", q, ndim=2, kind="float").detach().cpu().double().numpy()
     assert qn.shape == (n_rows * n_cols, 4), f"q: shape ({n_rows * n_cols}, 4), one row per cell of desc"
     args.label("title", title, optional=True)
     path = [] if path is None else list(path)
-    if any(not isinstance(s, numbers.Integral) or not 0 <= s < n_rows * n_cols for s in path):
-        raise ValueError(f"{fn}: path must hold states in [0, {n_rows * n_cols}); got {path}.")
+    assert all(isinstance(s, numbers.Integral) and 0 <= s < n_rows * n_cols for s in path), \
+        f"path: states in [0, {n_rows * n_cols})"
     v = qn.max(1)
     greedy = qn.argmax(1)
     live = np.array([c not in "HG" for r in rows for c in r])
@@ -136,8 +132,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
         ax.annotate("", xy=(c + 0.5 + 0.3 * dx, r + 0.42 + 0.3 * dy),
                     xytext=(c + 0.5 - 0.3 * dx, r + 0.42 - 0.3 * dy),
                     arrowprops=dict(arrowstyle="-|>", color=ink, linewidth=2.2, mutation_scale=16))
-        ax.text(c + 0.5, r + 0.86, f"{v[s]:.2f}", fontsize=style.FS_TAG, color=ink, ha="center",
-                va="center")
+        ax.text(c + 0.5, r + 0.84, f"{v[s]:.2f}", fontsize=style.FS_VALUE, color=ink, ha="center",
+                va="center", gid="value")
         if code == "S":
             ax.text(c + 0.1, r + 0.14, "S", fontsize=style.FS_NUMBER, color=ink, ha="center", va="center")
     for s in path:

@@ -22,42 +22,6 @@ __all__ = ["draw_scatter", "REDUCTIONS"]
 REDUCTIONS = (None, "add", "sum", "prod", "mean", "amax", "amin")
 
 
-def _check_scatter(self: object, dim: object, index: object, src: object,
-                   reduce: object) -> tuple[torch.Tensor, int, torch.Tensor, torch.Tensor]:
-    """torch.scatter's rules with readable messages; returns CPU copies and dim >= 0."""
-    self = args.tensor("self", self, ndim=(1, 2))
-    index = args.tensor("index", index, ndim=(1, 2), kind="int")
-    src = args.tensor("src", src, ndim=(1, 2))
-    dim = args.integer("dim", dim)
-    if reduce not in REDUCTIONS:
-        raise ValueError(f"reduce={reduce!r} is not a reduction draw_scatter knows; expected one of "
-                         f"{', '.join(map(repr, REDUCTIONS))}.")
-    if src.dtype != self.dtype:
-        raise ValueError(f"src has dtype {src.dtype} but self has dtype {self.dtype}; scatter needs the "
-                         f"same dtype in both, e.g. src.to(self.dtype).")
-    if not (self.ndim == index.ndim == src.ndim):
-        raise ValueError(f"self, index and src need the same number of dimensions; got shapes "
-                         f"{tuple(self.shape)}, {tuple(index.shape)} and {tuple(src.shape)}.")
-    n = self.ndim
-    if not -n <= dim < n:
-        raise ValueError(f"dim={dim} is out of range for self of shape {tuple(self.shape)}; "
-                         f"expected {-n} .. {n - 1}.")
-    dim %= n
-    for d in range(n):
-        if index.shape[d] > src.shape[d]:
-            raise ValueError(f"index.size({d}) is {index.shape[d]} but src.size({d}) is {src.shape[d]}; "
-                             "scatter needs index.size(d) <= src.size(d) for every d.")
-        if d != dim and index.shape[d] > self.shape[d]:
-            raise ValueError(f"index.size({d}) is {index.shape[d]} but self.size({d}) is {self.shape[d]}; "
-                             f"scatter needs index.size(d) <= self.size(d) for every d other than dim={dim}.")
-    values = index.detach().cpu().long()
-    if values.numel() and (int(values.min()) < 0 or int(values.max()) >= self.shape[dim]):
-        raise ValueError(f"index holds values from {int(values.min())} to {int(values.max())}, but self "
-                         f"has size {self.shape[dim]} along dim={dim}: every value must lie in "
-                         f"0 .. {self.shape[dim] - 1}.")
-    return self.detach().cpu(), dim, values, src.detach().cpu()
-
-
 def _targets(dim: int, index: torch.Tensor, out_shape: tuple[int, ...]) -> np.ndarray:
     """Flat position in ``out`` that every index (= src) cell writes, shape ``index.shape``."""
     idx = index.numpy()
@@ -83,19 +47,26 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
     rows and 10 columns; ``index.size(d) <= src.size(d)`` for every ``d`` and
     ``index.size(d) <= self.size(d)`` for ``d != dim``; ``src`` has ``self``'s dtype. Only the
     part of ``src`` that ``index`` covers is drawn (scatter reads no more).
+
+    Introduced in Chapter 5.
     """
-    s, d, idx, src_ = _check_scatter(self, dim, index, src, reduce)
+    s = args.tensor("self", self, ndim=(1, 2)).detach().cpu()
+    idx = args.tensor("index", index, ndim=(1, 2), kind="int").detach().cpu().long()
+    src_ = args.tensor("src", src, ndim=(1, 2)).detach().cpu()
+    assert reduce in REDUCTIONS, f"reduce={reduce!r}: one of {REDUCTIONS}"
     assert isinstance(include_self, bool), "include_self: a bool"
     args.label("title", title, optional=True)
     src_ = src_[tuple(slice(0, n) for n in idx.shape)]  # the part scatter reads
+    # torch checks the rest (dims, sizes, index range, dtypes) and says what is wrong
     if reduce is None:
-        out, call = s.scatter(d, idx, src_), f"self.scatter({dim}, index, src)"
+        out, call = s.scatter(dim, idx, src_), f"self.scatter({dim}, index, src)"
     elif reduce == "add":  # two lines, so the picture fits a phone
-        out, call = s.scatter_add(d, idx, src_), f"self.scatter_add(\n      {dim}, index, src)"
+        out, call = s.scatter_add(dim, idx, src_), f"self.scatter_add(\n      {dim}, index, src)"
     else:
-        out = s.scatter_reduce(d, idx, src_, reduce, include_self=include_self)
+        out = s.scatter_reduce(dim, idx, src_, reduce, include_self=include_self)
         call = f"self.scatter_reduce(\n      {dim}, index, src, {reduce!r}"
         call += ")" if include_self else ",\n      include_self=False)"
+    d = dim % s.ndim
     target = _targets(d, idx, tuple(out.shape))
     out_ids = np.full(out.numel(), QUIET, dtype=np.int64)  # out cells nobody writes: quiet
     written, counts = np.unique(target, return_counts=True)
