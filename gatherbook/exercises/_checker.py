@@ -364,8 +364,10 @@ _DEVICE_ERRORS = ("is not on the expected device", "Expected all tensors to be o
                   "found at least two devices", "expected to be in the same device")
 
 
-#: operations that take tensors on two devices on a GPU too (a CPU index into a CUDA tensor)
-_CROSS_DEVICE_OK = {"__getitem__", "__setitem__", "index_put", "index_put_", "copy_", "to"}
+#: operations that take tensors on two devices on a GPU too (a CPU index into a CUDA tensor), or
+#: read only the other tensor's shape or type
+_CROSS_DEVICE_OK = {"__getitem__", "__setitem__", "index_put", "index_put_", "copy_", "to", "expand_as",
+                    "view_as", "reshape_as", "type_as"}
 
 
 class _DeviceWatch(TorchFunctionMode):
