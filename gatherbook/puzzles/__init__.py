@@ -141,36 +141,24 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None):
 
 
 def figure(r):
-    """The picture of a failed check: the inputs, expected and yours, stacked (``None`` if there is
-    nothing to draw: a rule broken, an exception, too many numbers)."""
-    if r.status != "failed" or r.kind == "rule" or r.inputs is None or not isinstance(r.expected, torch.Tensor):
+    """The picture of a failed check: the inputs, expected and yours, stacked; when the answer
+    raised, the error's name stands for yours (``None`` if there is nothing to draw: a rule
+    broken, too many numbers)."""
+    if r.status not in ("failed", "raised") or r.kind == "rule" or r.inputs is None \
+            or not isinstance(r.expected, torch.Tensor):
         return None
     from gatherbook.figures.puzzles import draw_case
 
     p = get(r.name.split(".", 1)[1])
     panels = [(a, v, "input") for a, v in zip(p.args, r.inputs)]
     panels.append(("expected", r.expected, "expected"))
-    if isinstance(r.got, torch.Tensor):
+    if r.status == "raised":
+        panels.append(("yours", r.facts["type"], "yours"))  # the error's name
+    elif isinstance(r.got, torch.Tensor):
         panels.append(("yours", r.got, "yours"))
     if sum(v.numel() for _, v, _ in panels if isinstance(v, torch.Tensor)) > 200:
         return None
     return draw_case(panels, mark=r.differs)
-
-
-def _show(fig) -> None:
-    import matplotlib.pyplot as plt
-
-    try:
-        from IPython import get_ipython
-        shell = get_ipython()
-    except ImportError:  # pragma: no cover
-        shell = None
-    if shell is not None and getattr(shell, "kernel", None) is not None:
-        from IPython.display import display
-
-        sys.stdout.flush()
-        display(fig)
-    plt.close(fig)
 
 
 def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None:
@@ -187,6 +175,8 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
     print(_fit(r.message))
     fig = figure(r)
     if fig is not None:
+        from gatherbook.exercises import _show
+
         _show(fig)
 
 

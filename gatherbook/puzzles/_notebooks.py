@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from gatherbook import puzzles as pz
-from gatherbook.puzzles._texts import LEVELS, PUZZLES as WORDS
+from gatherbook.puzzles._texts import LEVELS, PUZZLES as WORDS, shapes
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = {0: "08_practice", 1: "08_practice_1_warmup", 2: "08_practice_2_3d", 3: "08_practice_3_real",
@@ -111,7 +111,7 @@ def _doc(lang: str, stem: str, label: str | None = None) -> str:
 
 def _stub(p: pz.Puzzle, lang: str) -> str:
     args = ", ".join(p.args)
-    doc = p.signature
+    doc = shapes(p.signature, lang)
     if len(doc) + 10 > 88:  # the shapes on one line, the result on the next
         head, result = doc.split("  ->  ")
         doc = f"{head}\n    ->  {result}"
@@ -125,12 +125,12 @@ def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
     label = f"pz-{p.name.replace('_', '-')}"
     task = "\n\n".join([
         words["task"],
-        w["shapes"].format(sig=p.signature),
+        w["shapes"].format(sig=shapes(p.signature, lang)),
         w["allowed"].format(ops=pz.allowed(p.name, lang)),
         w["taught"].format(doc=_doc(lang, p.chapter)),
     ])
-    cells = [
-        md(f"````{{exercise}} {words['title']}\n:label: {label}\n\n{task}\n````"),
+    cells = [  # the heading puts the puzzle in the page's contents; the box holds the task
+        md(f"## {number} `{p.name}`\n\n````{{exercise}} {words['title']}\n:label: {label}\n\n{task}\n````"),
         code(pz.source(p.spec, f"{p.name}_spec")),
         code(f'pz.show("{p.name}");', mystnb={"figure": {"caption": w["caption"].format(name=p.name)},
                                              "image": {"alt": w["alt"].format(

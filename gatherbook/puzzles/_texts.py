@@ -1,4 +1,5 @@
-"""Every word of the practice ladder, one table per language: the checker's sentences (``UI``) and
+"""Every word of the practice ladder, one table per language: the sentences the puzzles add to the
+book's checker (``UI``; the rest are the checker's, gatherbook/exercises/_messages.py) and
 each puzzle's title, task, one-line explanation of the solution (``why``) and a hint per planted
 wrong answer (its key). Numbers appear in the same order in every language (the editions' outputs
 are compared number by number)."""
@@ -7,16 +8,7 @@ from __future__ import annotations
 UI = {
     "en": {
         "passed": "✔ {name}: right on {edges} edge cases and {search} cases hypothesis drew",
-        "not_attempted": "… {name} not attempted yet: fill in the function body, then run this cell again.",
-        "failed.edge": "✘ {name}: wrong on edge case {case} of {n}",
-        "failed.search": "✘ {name}: wrong; the smallest failing case hypothesis found:",
         "found": "(this case is the smallest failing one hypothesis found)",
-        "input": "input:",
-        "expected": "expected",
-        "got": "yours",
-        "likely": "likely mistake: ",
-        "sep": ": ",
-        "tensor": "shape {shape}, {dtype}",
         "kind.forbidden": "your answer calls `{op}`, which this puzzle does not allow.",
         "kind.forbidden_limit": "your answer calls `{op}` more often than the {limit} call this puzzle "
                                 "allows.",
@@ -27,66 +19,26 @@ UI = {
         "allowed": "allowed: {ops}",
         "kind.loop": "your answer runs a Python loop (line {line} of your cell runs again): write it "
                      "with tensor operations only.",
-        "kind.exception": "your function raised {type}: {text}",
-        "kind.type": "type: expected a torch.Tensor, got {got}",
-        "kind.shape": "shape: expected {expected}, got {got} (shapes must match exactly; nothing is "
-                      "broadcast)",
-        "kind.dtype": "dtype: expected {expected}, got {got}",
-        "kind.values": "values: {n_diff} of {n} elements differ; first at {where}: expected "
-                       "{expected}, got {got}",
-        "kind.mutated_input": "your function changed its input `{arg}` in place; work on a new tensor.",
-        "generic.size_one": "the values are right but a size-1 dimension is missing or extra: "
-                            "`squeeze(d)`/`unsqueeze(d)` with the dim written out (a bare "
-                            "`squeeze()` also drops a batch of size 1).",
-        "generic.transposed": "your result is the expected one transposed: check which `dim` you "
-                              "worked along.",
-        "generic.dtype": "the result has the wrong dtype: something converted it (`.float()`, "
-                         "`.long()`) or wrote it into a tensor of another dtype.",
-        "generic.none": "your function returned None: did it forget to `return` the result?",
         "board.title": "Practice board: {solved} of {n} solved, {tried} tried and not solved yet",
         "board.level": "level {level}",
         "board.legend": "✔ solved   ✘ tried, not solved yet   · not tried",
         "unknown": "There is no puzzle called {name!r}.{close} Puzzles: {names}",
         "close": " Did you mean {close!r}?",
-        "figure.title": "{name}: the case that fails",
     },
     "zh": {
         "passed": "✔ {name}：{edges} 个边界用例和 hypothesis 生成的 {search} 个用例全部通过",
-        "not_attempted": "… {name} 还没有作答：请补全函数体，然后重新运行这个单元格。",
-        "failed.edge": "✘ {name}：第 {case} 个边界用例（共 {n} 个）未通过",
-        "failed.search": "✘ {name}：未通过；hypothesis 找到的最小失败用例如下：",
         "found": "（这是 hypothesis 找到的最小失败用例）",
-        "input": "输入：",
-        "expected": "期望结果",
-        "got": "你的结果",
-        "likely": "可能的错误：",
-        "sep": "：",
-        "tensor": "形状 {shape}，{dtype}",
         "kind.forbidden": "你的答案调用了 `{op}`，这道题不允许使用它。",
         "kind.forbidden_limit": "你的答案调用 `{op}` 的次数超过了这道题允许的 {limit} 次。",
         "kind.forbidden_python": "你的答案把张量里的值取到了 Python 中（`{op}`）：这其实是换了个写法的逐元素循环。",
         "kind.forbidden_index": "`x[tensor]`（用张量做下标）其实是变相的 gather；下标只能用整数、切片、None 和 ...。",
         "allowed": "允许使用：{ops}",
         "kind.loop": "你的答案里有 Python 循环（你的单元格第 {line} 行又执行了一遍）：请只用张量运算来写。",
-        "kind.exception": "你的函数抛出了 {type}：{text}",
-        "kind.type": "类型不对：应为 torch.Tensor，实际为 {got}",
-        "kind.shape": "形状不对：应为 {expected}，实际为 {got}（形状必须完全相同，比较前不做广播）",
-        "kind.dtype": "dtype 不对：应为 {expected}，实际为 {got}",
-        "kind.values": "值不对：有 {n_diff} 个元素不同（共 {n} 个）；第一处位于 {where}：应为 {expected}，"
-                       "实际为 {got}",
-        "kind.mutated_input": "你的函数原地修改了输入 `{arg}`；请在新张量上计算。",
-        "generic.size_one": "值是对的，但多了或少了一个大小为 1 的维度：用写明维度的 "
-                            "`squeeze(d)`/`unsqueeze(d)`（不带参数的 `squeeze()` 还会去掉大小为 1 的批次维）。",
-        "generic.transposed": "你的结果正好是期望结果的转置：检查一下沿哪个 `dim` 做的运算。",
-        "generic.dtype": "结果的 dtype 不对：某一步转换了它（`.float()`、`.long()`），或把它写进了另一种 "
-                         "dtype 的张量。",
-        "generic.none": "你的函数返回了 None：是不是忘了 `return` 结果？",
         "board.title": "练习进度：已解出 {solved} 题（共 {n} 题），另有 {tried} 题尝试过、尚未解出",
         "board.level": "第 {level} 级",
         "board.legend": "✔ 已解出   ✘ 尝试过、尚未解出   · 还没做",
         "unknown": "没有名为 {name!r} 的题目。{close}全部题目：{names}",
         "close": "你是不是想写 {close!r}？",
-        "figure.title": "{name}: the case that fails",
     },
 }
 
@@ -94,6 +46,25 @@ LEVELS = {
     "en": {1: "Warm-up: 1D and 2D", 2: "3D and expand", 3: "In real code", 4: "Scatter and inverses"},
     "zh": {1: "热身：1D 与 2D", 2: "3D 与 expand", 3: "真实代码中的用法", 4: "scatter 与逆运算"},
 }
+
+#: the conditions written in words in the puzzles' signatures ("Shapes" lines), per language;
+#: the code (names, shapes, dtypes, ranges) stays as it is
+CONDITIONS = {
+    "en": [],
+    "zh": [("x's dtype", "dtype 同 x"), ("values' dtype", "dtype 同 values"),
+           (" (distinct)", "（互不相同）"), ("rows permutations", "每行是一个排列"),
+           ("rows sum to 1", "每行之和为 1"), ("a permutation of 0..N-1", "是 0..N-1 的一个排列"),
+           ("values distinct within a row", "每行的值互不相同"), ("summing to N >= 1", "之和为 N >= 1"),
+           ("L >= max length", "L >= 最长的长度")],
+}
+
+
+def shapes(signature: str, lang: str) -> str:
+    """A puzzle's signature with its conditions in ``lang``."""
+    for en, other in CONDITIONS[lang]:
+        signature = signature.replace(en, other)
+    return signature
+
 
 # Each puzzle: title, task (what to write), why (the solution in one line), and one hint per
 # planted wrong answer, under the wrong answer's key.
@@ -229,8 +200,8 @@ ZH["last_token"] = {
 EN["rows_of_batch"] = {
     "title": "K rows of each batch item",
     "task": "Item `b` keeps its rows `idx[b]`, each with all `D` features: `out[b][k] = x[b][idx[b][k]]`.",
-    "why": "gather needs the output's shape (B, K, D): the row number, repeated along the features by "
-           "`expand`.",
+    "why": "gather's index has the output's shape, (B, K, D): the row numbers `idx`, repeated along the "
+           "features by `expand`.",
     "forgot_expand": "an index (B, K, 1) gives (B, K, 1): only feature 0. Expand it to (B, K, D).",
     "repeat_then_view": "`idx.repeat(1, D)` lays the copies out row after row; viewed as (B, K, D) "
                         "they mix rows. Add the axis last: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
@@ -239,7 +210,7 @@ EN["rows_of_batch"] = {
 ZH["rows_of_batch"] = {
     "title": "每个样本取 K 行",
     "task": "样本 `b` 保留它的第 `idx[b]` 行，每行带全部 `D` 个特征：`out[b][k] = x[b][idx[b][k]]`。",
-    "why": "gather 需要输出形状 (B, K, D) 的索引：把行号用 `expand` 沿特征维重复。",
+    "why": "gather 的索引与输出形状相同，都是 (B, K, D)：把行号 `idx` 用 `expand` 沿特征维重复。",
     "forgot_expand": "形状 (B, K, 1) 的索引得到 (B, K, 1)：只取到了第 0 个特征。请把它 expand 成 (B, K, D)。",
     "repeat_then_view": "`idx.repeat(1, D)` 把副本一行接一行地排开；再 view 成 (B, K, D) 会把行弄乱。"
                         "新轴要加在最后：`idx.unsqueeze(-1).expand(-1, -1, D)`。",
@@ -298,21 +269,21 @@ ZH["same_columns"] = {
 EN["sliding_windows"] = {
     "title": "Sliding windows",
     "task": "Every window of `w` consecutive values of each row: `out[b][i][j] = x[b][i + j]`. No `unfold`.",
-    "why": "The index i + j is a (T, w) table from two aranges; each row of x is shared by T windows "
-           "through `expand`.",
+    "why": "There are T = L - w + 1 windows; the index i + j is a (T, w) table from two aranges, and "
+           "each row of x is shared by the T windows through `expand`.",
     "no_overlap": "`i * w + j` cuts the row into separate blocks; windows overlap and start one step "
                   "apart: `i + j`.",
     "one_short": "there are L - w + 1 windows, not L - w: the last one starts at L - w.",
-    "transposed": "your table is (w, T): the window number must come first, `arange(T)[:, None] + "
+    "transposed": "your table is (w, T), T = L - w + 1: the window number must come first, `arange(T)[:, None] + "
                   "arange(w)`.",
 }
 ZH["sliding_windows"] = {
     "title": "滑动窗口",
     "task": "每一行里每 `w` 个相邻值组成一个窗口：`out[b][i][j] = x[b][i + j]`。不许用 `unfold`。",
-    "why": "索引 i + j 是由两个 arange 相加得到的 (T, w) 表；x 的每一行经 `expand` 给 T 个窗口共用。",
+    "why": "窗口共有 T = L - w + 1 个；索引 i + j 是由两个 arange 相加得到的 (T, w) 表，x 的每一行经 `expand` 给这 T 个窗口共用。",
     "no_overlap": "`i * w + j` 把行切成互不重叠的块；滑动窗口彼此重叠、每次只前移一格：`i + j`。",
     "one_short": "窗口有 L - w + 1 个，而不是 L - w 个：最后一个从 L - w 开始。",
-    "transposed": "你的表是 (w, T)：窗口编号应在前面，`arange(T)[:, None] + arange(w)`。",
+    "transposed": "你的表是 (w, T)（T = L - w + 1）：窗口编号应在前面，`arange(T)[:, None] + arange(w)`。",
 }
 EN["pick_layer"] = {
     "title": "A layer for every pixel",

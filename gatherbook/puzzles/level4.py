@@ -514,7 +514,8 @@ MOE_COMBINE = Puzzle(
            (torch.zeros(2, 1, 2), t([]), t([]), t([], F32)),        # N = 0
            (t([[[2.0]]], F32), t([0]), t([0]), t([1.5], F32))],     # E = C = D = 1
     cases=_moe_combine_cases, chapter="07_generation",
-    signature="buf: (E, C, D) float, expert: (N,), slot: (N,) in [-1, C), weight: (N,)  ->  (N, D)",
+    signature=("buf: (E, C, D) float, expert: (N,) int64 in [0, E), slot: (N,) int64 in [-1, C), "
+               "weight: (N,) float  ->  (N, D) float"),
 )
 
 PUZZLES = [INVERSE_PERM, RANK, ONE_HOT, HISTOGRAM, SEGMENT_SUM, SEGMENT_MAX, SEGMENT_MEAN,

@@ -2,7 +2,7 @@
 
 *Run All* runs every stub, every check and every folded solution; then a reader edits a stub
 without running its cell and runs its check again: that check must not pass on the book's
-solution. Solutions are defined under another name (``<name>_solution``) and fold their source
+solution (a find-the-bug stub is still reported as its planted bug). Solutions are defined under another name (``<name>_solution``) and fold their source
 and outputs in JupyterLab.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises import run_check
+from gatherbook.exercises import get, run_check
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/0*.ipynb"))
@@ -78,6 +78,10 @@ def test_run_all_leaves_every_stub_unattempted(path):
     assert set(checked) == set(stubs), "every folded solution passes its check"
     for name, fn in stubs.items():  # the reader edits a stub, does not run its cell, runs its check
         r = run_check(name, ns[fn], lang=lang)
+        bug = get(name).bug
+        if bug:  # find-the-bug: the stub is the planted bug, still wrong (and named) after Run All
+            assert (r.status, r.hint_key) in {("failed", bug), ("raised", bug)}, f"{name}: {r.message}"
+            continue
         assert r.status == "not_attempted", f"{name}: after Run All, {fn} is not the stub: {r.message}"
         assert ("run the cell that defines it first" in r.message) or ("先运行定义它的单元格" in r.message)
 

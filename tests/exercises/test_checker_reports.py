@@ -1,0 +1,75 @@
+"""What the checker says, in the cases a reader pass found misreported: zh lines that start with
+closing punctuation, a CPU index fed to gather on the device probe, torch's own beta warning
+counted as the reader's print, a forbidden call on the returned value, an answer that raises."""
+from __future__ import annotations
+
+import torch
+
+import gatherbook as gb
+from gatherbook.exercises import run_check
+from gatherbook.exercises._messages import NO_LINE_END, NO_LINE_START, columns, fit
+from gatherbook.puzzles._texts import shapes
+
+pz = gb.puzzles
+
+
+def test_wrapped_chinese_lines_never_start_with_closing_punctuation_nor_end_with_an_opening_one():
+    line = "值不对：有 3 个元素不同（共 12 个）；第一处位于 [0, 1]：应为 1，实际为 2（逐元素精确比较）。" * 3
+    broke_before = set()
+    for width in range(20, 89):
+        lines = fit(line, width).split("\n")
+        for prev, nxt in zip(lines, lines[1:]):
+            assert nxt.strip()[0] not in NO_LINE_START, (width, nxt)
+            assert prev.rstrip()[-1] not in NO_LINE_END, (width, prev)
+            broke_before.add(nxt.strip()[0])
+        assert all(columns(x) <= width + 4 for x in lines)  # a kept pair may overhang by one character
+    assert broke_before, "the line was wrapped"
+
+
+def test_a_cpu_index_fed_to_gather_or_index_add_is_caught_by_the_device_probe():
+    def reverse(x):  # right on the CPU; on a GPU the index made here stays on the CPU
+        return x.gather(0, torch.arange(x.shape[0] - 1, -1, -1))
+
+    r = pz.run_check("reverse", reverse, lang="en")
+    assert (r.kind, r.facts["how"], r.facts["op"]) == ("device", "mixed", "gather"), r.message
+    assert "cpu + meta" in r.message and "device=" in r.message
+
+    def segment_sum(values, seg, S):  # the sums are made on the CPU, the values are on the GPU
+        return torch.zeros(S).index_add(0, seg, values)
+
+    r = pz.run_check("segment_sum", segment_sum, lang="en")
+    assert (r.kind, r.facts["how"]) == ("device", "raised"), r.message
+
+
+def test_torchs_beta_warning_is_not_counted_as_the_readers_print():
+    def answer(x, idx):
+        torch.zeros(2).index_reduce(0, torch.tensor([0]), torch.ones(1), "amax")  # warns: beta
+        return x.gather(1, idx.unsqueeze(1)).squeeze(1)
+
+    r = run_check("ch1.pick_per_row", answer, lang="en")
+    assert r.passed and r.n_printed == 0, r.message
+    r = run_check("ch1.pick_per_row", lambda x, idx: print("hi") or x.gather(1, idx.unsqueeze(1)).squeeze(1))
+    assert r.n_printed > 0  # the reader's own print still counts
+
+
+def test_a_forbidden_call_on_the_returned_value_is_named_as_such():
+    r = pz.run_check("pick_per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(1).numpy(), lang="en")
+    assert (r.kind, r.facts["op"]) == ("rule", "numpy"), r.message
+    assert "`numpy`" in r.message and "type: expected" not in r.message
+
+
+def test_an_answer_that_raises_gets_a_picture_of_inputs_and_expected_with_the_error_named():
+    r = pz.run_check("pick_per_row", lambda x, idx: x.gather(1, idx), lang="zh")
+    assert r.status == "raised"
+    fig = pz.figure(r)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "yours = RuntimeError" in texts and any(t.startswith("expected") for t in texts)
+
+
+def test_the_chinese_shapes_lines_hold_no_english_words():
+    import re
+
+    code_words = {"int64", "float", "bool", "int", "dtype", "in"}
+    for p in pz.PUZZLES:
+        words = set(re.findall(r"[A-Za-z_]{2,}", shapes(p.signature, "zh"))) - code_words - set(p.args)
+        assert words == set(), (p.name, words)

@@ -1,0 +1,74 @@
+"""A find-the-bug exercise: the stub is a buggy function, declared as one of the planted mistakes
+(``Exercise(bug=<its key>)``). Unchanged, the stub is reported as wrong with that mistake's hint,
+never as "not attempted", also when the bug is a fault (an input changed in place) rather than a
+wrong value."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gatherbook import exercises
+from gatherbook.exercises import Exercise, Mistake, run_check
+from gatherbook.exercises.cases import f, t
+
+
+def _declared(bug: str, *mistakes: Mistake) -> Exercise:
+    return Exercise(
+        name="ch9.row_sum", title={"en": "Sum of each row", "zh": "每行之和"}, args=("x",),
+        reference=lambda x: x.sum(dim=1),
+        edge_cases=[(f([[1.0, 2.0], [3.0, 5.0]]),), (f([[-1.0, 4.0, 0.5]]),)],
+        mistakes=mistakes, bug=bug)
+
+
+def _sum_dim0(x):  # the planted mistake, as the declaration holds it
+    return x.sum(dim=0)
+
+
+def _shipped_stub(x):  # the same bug as the notebook's stub cell defines it (another function)
+    total = x.sum(dim=0)
+    return total
+
+
+def _in_place(x):  # the right sum, but the caller's x is zeroed
+    total = x.sum(dim=1)
+    x.zero_()
+    return total
+
+
+@pytest.fixture
+def declare(monkeypatch):
+    def put(ex: Exercise) -> str:
+        monkeypatch.setitem(exercises._load(), ex.name, ex)
+        return ex.name
+    return put
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_unchanged_buggy_stub_is_still_wrong_with_its_planted_hint(declare, lang):
+    hint = Mistake("dim0", _sum_dim0, en="rows are summed along dim=1", zh="每行沿 dim=1 求和")
+    name = declare(_declared("dim0", hint))
+    r = run_check(name, _shipped_stub, lang=lang)
+    assert (r.status, r.kind, r.hint_key) == ("failed", "values", "dim0"), r.message
+    assert r.attempted and r.message.endswith(getattr(hint, lang))
+    assert run_check(name, lambda x: x.sum(dim=1), lang=lang).passed
+
+
+def test_a_bug_that_changes_the_input_in_place_is_named_by_its_hint(declare):
+    name = declare(_declared("in_place", Mistake("in_place", _in_place, en="`mul_` changes x", zh="`mul_` 改动了 x")))
+    r = run_check(name, _in_place, lang="en")
+    assert (r.status, r.kind, r.hint_key) == ("failed", "mutated_input", "in_place"), r.message
+    r = run_check(name, lambda x: x.mul_(2).sum(dim=1), lang="en")  # another in-place answer: generic
+    assert (r.kind, r.hint_key) == ("mutated_input", "generic.mutated_input"), r.message
+
+
+def test_bug_must_name_a_declared_mistake():
+    from types import SimpleNamespace
+
+    ex = _declared("no_such_key", Mistake("dim0", _sum_dim0, en="a", zh="b"))
+    with pytest.raises(ValueError, match="bug='no_such_key'"):
+        exercises._validate("ch9", SimpleNamespace(EXERCISES=[ex]))
+    assert "ch9.row_sum" not in exercises._REGISTRY
+
+
+def test_index_helpers_still_import():  # the declaration vocabulary the chapters use
+    assert t([1]).dtype == torch.int64
