@@ -315,3 +315,16 @@ def serve(directory: Path):
 def site_path(base: str, url: str) -> str:
     """``http://127.0.0.1:port/en/x.html?q=1#y`` -> ``en/x.html``."""
     return PurePosixPath(urlsplit(url).path).as_posix().lstrip("/") if url.startswith(base) else url
+
+
+READING_FIXTURE = ROOT / "tests" / "site" / "reading_fixture"
+
+
+def build_reading_fixture(out: Path) -> Path:
+    """Build the two-notebook book of the reading-path conventions (deep-dives, predict answers,
+    a link to an anchor in another notebook) into ``out`` with -W; returns ``out``."""
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", str(READING_FIXTURE),
+                          str(out)], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise AssertionError(f"the reading fixture did not build:\n{run.stderr[-3000:]}")
+    return out

@@ -4,6 +4,8 @@ Listed once in ``_config.yml`` (``sphinx: local_extensions: {gatherbook_sphinx: 
 :func:`setup` below is the only place that connects events; each module holds one concern and
 connects nothing itself:
 
+- :mod:`.deepdives`: sections headed "Deep dive: " framed and folded;
+- :mod:`.anchors`: ``page.ipynb#name`` links to an ``<a id="name"></a>`` in another notebook;
 - :mod:`.editions`: which edition is being built (``gatherbook_edition``, the one way to learn
   it), ``<html lang>``, the language switch and the section ids it keeps the place with;
 - :mod:`.search`: the Chinese search index (jieba's words and every pair of characters);
@@ -23,10 +25,10 @@ from __future__ import annotations
 
 from gatherbook.editions import CODES
 
-from . import (downloads, editions, explorer, mathjax, notebooks, outputs, search, titles, words,
+from . import (anchors, deepdives, downloads, editions, explorer, mathjax, notebooks, outputs, search, titles, words,
                workarounds)
 
-__all__ = ["downloads", "editions", "explorer", "mathjax", "notebooks", "outputs", "search", "titles", "words",
+__all__ = ["anchors", "deepdives", "downloads", "editions", "explorer", "mathjax", "notebooks", "outputs", "search", "titles", "words",
            "workarounds", "setup"]
 
 
@@ -52,6 +54,8 @@ def setup(app):
     app.add_config_value(editions.CONFIG, CODES[0], "html")
     app.add_directive("gather-explorer", explorer.GatherExplorer)
     app.add_post_transform(titles.ChineseExerciseTitles)
+    app.add_post_transform(deepdives.DeepDiveSections)
+    app.add_node(deepdives.deep_dive_fold, html=deepdives.HTML, **deepdives.OTHER_WRITERS)
     app.add_js_file("gatherbook.js")  # every page: the switch keeps the place; tooltips go after a click
     search.register()
 
@@ -65,6 +69,7 @@ def setup(app):
     app.connect("source-read", notebooks.site_sources)
     app.connect("doctree-read", editions.add_position_ids)
     app.connect("doctree-read", outputs.rewrite_tracebacks)
+    app.connect("doctree-read", anchors.record_html_anchors)
     app.connect("html-page-context", on_page_context, priority=500)
     app.connect("html-page-context", on_page_context_late, priority=600)
     app.connect("build-finished", workarounds.write_index_redirect, priority=400)

@@ -1,0 +1,84 @@
+"""The reading-path conventions on the site (book/ext/gatherbook_sphinx/deepdives.py, anchors.py),
+built from the two-notebook fixture tests/site/reading_fixture with -W: a deep-dive section is
+framed and folded with its subsections still in the page contents, a predict answer's markdown is
+parsed inside its <details>, and ``page.ipynb#myths`` resolves to the ``<a id="myths">`` there."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+
+from gatherbook_sphinx import anchors, deepdives
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "site" / "reading_fixture"
+
+
+def section(title: str, *children: nodes.Node) -> nodes.section:
+    s = nodes.section("", nodes.title(title, title), *children)
+    return s
+
+
+def test_deep_dive_is_told_by_its_heading_prefix():
+    assert deepdives.is_deep_dive(section("Deep dive: the shape rule, exactly"), "Deep dive: ")
+    assert deepdives.is_deep_dive(section("深入：形状规则的精确表述"), "深入：")
+    assert not deepdives.is_deep_dive(section("The deep dive we skipped"), "Deep dive: ")
+    assert not deepdives.is_deep_dive(section("Summary"), "深入：")
+
+
+def test_fold_keeps_the_heading_and_folds_the_rest():
+    para, sub = nodes.paragraph("", "text"), section("Inside")
+    s = section("Deep dive: x", para, sub)
+    fold = deepdives.fold(s, "Deep dive · optional", "Folded")
+    assert "deep-dive" in s["classes"]
+    assert [type(c) for c in s.children] == [nodes.title, deepdives.deep_dive_fold]
+    assert fold.children == [para, sub]
+    assert (fold["label"], fold["summary"]) == ("Deep dive · optional", "Folded")
+
+
+def test_html_anchor_is_found_in_the_split_raw_nodes_myst_makes():
+    doc = nodes.paragraph("", "", nodes.raw("", '<a id="myths">', format="html"),
+                          nodes.raw("", "</a>", format="html"))
+    assert [name for name, _ in anchors.html_anchors(doc)] == ["myths"]
+    assert anchors.html_anchors(nodes.paragraph("", "", nodes.raw("", '<a href="x">', format="html"))) == []
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reading") / "html"
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", str(FIXTURE), str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return out
+
+
+@pytest.mark.slow
+def test_deep_dive_is_framed_and_folded_on_the_page(built):
+    page = (built / "chapter.html").read_text(encoding="utf8")
+    frame = re.search(r'<section class="deep-dive" id="([^"]+)">\s*<h2>Deep dive: the shape rule, exactly'
+                      r'.*?</h2>\s*<details class="deep-dive-fold"><summary>(.*?)</summary>(.*?)</details>\s*</section>',
+                      page, flags=re.S)
+    assert frame, "no framed, folded deep-dive section"
+    assert "Deep dive · optional" in frame.group(2) and "click" in frame.group(2)
+    assert "The deep text sits here." in frame.group(3) and 'id="inside-the-deep-dive"' in frame.group(3)
+    # the subsection inside the fold is still in the page contents
+    assert 'href="#inside-the-deep-dive"' in page
+    assert page.count('class="deep-dive"') == 1  # the summary is not folded
+
+
+@pytest.mark.slow
+def test_predict_answer_markdown_is_parsed_inside_details(built):
+    page = (built / "chapter.html").read_text(encoding="utf8")
+    answer = re.search(r'<details class="predict"><summary>Answer</summary>(.*?)</details>', page, flags=re.S)
+    assert answer and "<strong>picked</strong>" in answer.group(1) and "<code" in answer.group(1)
+
+
+@pytest.mark.slow
+def test_link_to_an_anchor_in_another_notebook_lands_on_it(built):
+    page = (built / "chapter.html").read_text(encoding="utf8")
+    assert re.search(r'<a class="reference internal" href="myths.html#myths">.*?Myths about gather', page, re.S)
+    assert '<a id="myths"></a>' in (built / "myths.html").read_text(encoding="utf8")
