@@ -201,7 +201,7 @@ def test_a_transposed_result_is_not_told_about_size_one_dims():
     r = _record("ch1.pick_k_per_row", lambda x, idx: x.gather(1, idx).T)
     assert r.kind == "shape" and r.hint_key in ("transposed", "generic.transposed"), r.message
     assert "unsqueeze" not in r.message.split("likely mistake:")[1]
-    r = _record("ch1.sort_by_key", lambda v, k: v.gather(1, k.argsort(1)).T)
+    r = _record("ch1.unshuffle", lambda s, p: s.gather(1, p.argsort(1)).T)
     assert (r.kind, r.hint_key) == ("shape", "generic.transposed"), r.message
 
 
@@ -211,7 +211,7 @@ def test_the_dtype_hint_does_not_name_gather_where_there_is_none():
 
 
 def test_a_returned_tuple_is_not_told_about_tolist():
-    r = _record("ch1.sort_by_key", lambda v, k: v.gather(1, k.argsort(1)).sort(1))
+    r = _record("ch1.unshuffle", lambda s, p: s.gather(1, p.argsort(1)).sort(1))
     assert (r.kind, r.hint_key) == ("type", "generic.tuple") and "tolist" not in r.message
 
 
@@ -229,7 +229,7 @@ def test_integer_exercises_are_tried_on_negative_floats():
     assert (r.kind, r.hint_key) == ("dtype", "generic.dtype") and "zeros_like(idx)" in r.message
     r = _record("ch1.pick_per_row", lambda x, idx: (x * F.one_hot(idx, x.shape[1])).max(1).values)
     assert r.kind == "values" and r.inputs[0].dtype == torch.float32 and (r.inputs[0] < 0).all()
-    for name in ("ch1.pick_per_row", "ch1.pick_per_column", "ch1.pick_k_per_row", "ch1.select_rows"):
+    for name in ("ch1.pick_per_row", "ch1.pick_per_column", "ch1.pick_k_per_row", "ch1.pick_step_per_feature"):
         assert any(c[0].is_floating_point() and (c[0] < 0).any() for c in get(name).edge_cases), name
 
 
@@ -289,7 +289,7 @@ def test_correct_alternatives_still_pass():
             lambda x, idx: (x * F.one_hot(idx, x.shape[1])).sum(1),
             lambda x, idx: torch.stack([x[i, idx[i]] for i in range(len(idx))]),
         ],
-        "ch1.select_rows": [lambda x, idx: x[torch.arange(len(idx))[:, None], idx]],
+        "ch1.pick_step_per_feature": [lambda x, s: x[torch.arange(len(s))[:, None], s, torch.arange(x.shape[2])]],
         "ch2.pick_logprobs": [
             lambda x, ids: -F.cross_entropy(x.transpose(1, 2), ids, reduction="none"),
             lambda x, ids: torch.distributions.Categorical(logits=x).log_prob(ids),

@@ -61,7 +61,7 @@ def _no_lang_env(monkeypatch):
 
 def test_chapter_1_has_at_least_six_exercises_including_3d_and_inverse_permutation():
     assert len(CH1) >= 6
-    assert "ch1.select_rows" in CH1 and "ch1.unshuffle" in CH1
+    assert "ch1.pick_step_per_feature" in CH1 and "ch1.unshuffle" in CH1
     assert [n for n in names() if n.startswith("ch")] == ALL and len(set(names())) == len(names())
 
 
@@ -150,7 +150,7 @@ def test_cases_are_deterministic_and_cover_the_edges(name):
 
 
 def test_cases_include_k_1_and_repeated_indices():
-    for name in ("ch1.pick_k_per_row", "ch1.select_rows"):
+    for name in ("ch1.pick_k_per_row", "ch1.pick_step_per_feature"):
         idx = [c[1] for c in get(name).cases()]
         assert any(i.shape[1] == 1 for i in idx), f"{name}: a K == 1 case"
         assert any(len(set(row.tolist())) < len(row) for i in idx for row in i), f"{name}: repeats"
@@ -235,8 +235,8 @@ def test_wrong_dtype_and_wrong_type_fail():
     r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).tolist(), lang="en")
     assert r.kind == "type" and "type: expected a torch.Tensor, got list" in r.message
     assert r.hint_key == "generic.list" and "got: list [2, 10, 21]" in r.message and "`.tolist()`" in r.message
-    r = run_check("ch1.sort_by_key", lambda v, k: get("ch1.sort_by_key").reference(v, k).bfloat16(), lang="en")
-    assert r.kind == "dtype" and "got torch.bfloat16" in r.message and "[[ 2.5, -1.0," in r.message
+    r = run_check("ch1.unshuffle", lambda s, p: get("ch1.unshuffle").reference(s, p).bfloat16(), lang="en")
+    assert r.kind == "dtype" and "got torch.bfloat16" in r.message and "[[ 0.0,  1.0,  2.0," in r.message
     r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).numpy(), lang="en")
     assert r.kind == "type" and "got numpy.ndarray" in r.message and r.hint_key == "generic.numpy"
     r = run_check("ch1.pick_per_row", lambda x, idx: x.max(1), lang="en")  # values and indices
@@ -248,9 +248,9 @@ def test_wrong_dtype_and_wrong_type_fail():
 
 
 def test_float_answers_use_the_stated_tolerance():
-    ref = get("ch1.sort_by_key").reference
-    assert run_check("ch1.sort_by_key", lambda v, k: ref(v, k) * (1 + 1e-6), lang="en").passed
-    r = run_check("ch1.sort_by_key", lambda v, k: ref(v, k) + 1e-3, lang="en")
+    ref = get("ch1.unshuffle").reference
+    assert run_check("ch1.unshuffle", lambda s, p: ref(s, p) * (1 + 1e-6), lang="en").passed
+    r = run_check("ch1.unshuffle", lambda s, p: ref(s, p) + 1e-3, lang="en")
     assert not r.passed and r.kind == "values"
     assert "torch.allclose, rtol=1e-05, atol=1e-08" in r.message
     exact = run_check("ch1.pick_per_row", get("ch1.pick_per_row").mistakes[1].fn, lang="en")
@@ -366,9 +366,9 @@ def test_an_answer_that_changes_its_inputs_fails_and_cannot_change_the_cases():
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
 def test_answer_on_cuda_is_moved_to_the_cpu():
-    ref = get("ch1.select_rows").reference
-    assert run_check("ch1.select_rows", lambda x, idx: ref(x.cuda(), idx.cuda()), lang="en").passed
-    r = run_check("ch1.select_rows", lambda x, idx: ref(x, idx).cuda() + 1, lang="en")
+    ref = get("ch1.pick_step_per_feature").reference
+    assert run_check("ch1.pick_step_per_feature", lambda x, idx: ref(x.cuda(), idx.cuda()), lang="en").passed
+    r = run_check("ch1.pick_step_per_feature", lambda x, idx: ref(x, idx).cuda() + 1, lang="en")
     assert r.kind == "values" and r.got.device.type == "cpu"
 
 
