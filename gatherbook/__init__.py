@@ -8,10 +8,11 @@ Every notebook imports the package once and calls its helpers through ``gb``::
     gb.check("ch1.pick_per_row", pick_per_row)   # an exercise checked, with feedback
 
 ``__all__`` below is the table of contents, chapter by chapter; each helper's docstring says
-"Introduced in Chapter N", the chapter that explains it. The names load on first use (a chapter
-that draws no figure does not import matplotlib). The modules behind them: ``runtime`` (language
-and device), ``figures`` (the figure kit), ``exercises`` (checkers), ``logprobs``, ``fused_logprobs``,
-``vocab_parallel``, ``memory``, ``tinylm``, ``vision``, ``bench`` (recorded measurements).
+"Introduced in Chapter N", the chapter that explains it (a constant says it in its ``#:``
+comment). The names load on first use (a chapter that draws no figure does not import
+matplotlib). The modules behind them: ``runtime`` (language and device), ``figures`` (the figure
+kit), ``exercises`` (checkers), ``logprobs``, ``fused_logprobs``, ``vocab_parallel``, ``memory``,
+``tinylm``, ``vision``, ``generation``, ``puzzles``, ``bench`` (recorded measurements).
 """
 from __future__ import annotations
 
@@ -89,27 +90,13 @@ def chapter_of(name: str) -> int:
     return _EXPORTS[name][1]
 
 
-def _introduced(obj: Any, chapter: int) -> None:
-    """Say in ``obj``'s docstring which chapter introduces it (functions and classes only)."""
-    if not (callable(obj) and hasattr(obj, "__doc__")):
-        return
-    line = f"Introduced in Chapter {chapter}."
-    doc = obj.__doc__ or ""
-    if "Introduced in Chapter" not in doc:
-        try:
-            obj.__doc__ = (doc.rstrip() + "\n\n" if doc.strip() else "") + line
-        except (AttributeError, TypeError):  # a built-in: its docstring cannot be set
-            pass
-
-
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'gatherbook' has no attribute {name!r}; the book's names are "
                              f"listed in gatherbook.__all__")
-    module, chapter = _EXPORTS[name]
+    module = _EXPORTS[name][0]
     loaded = importlib.import_module(module)
     obj = loaded if module == f"gatherbook.{name}" else getattr(loaded, name)  # a module: itself
-    _introduced(obj, chapter)
     globals()[name] = obj  # later lookups do not come back here
     return obj
 

@@ -83,7 +83,10 @@ def compare(fns: dict[str, Callable[[], object]], repeats: int = 7, warmup: int 
 
 
 def speed_figures(device: torch.device | str = "cpu", quick: bool = False) -> dict[str, float]:
-    """The speed ratios (see the module's docstring) on one device."""
+    """The speed ratios (see the module's docstring) on one device.
+
+    Introduced in Chapter 6.
+    """
     device = torch.device(device)
     gen = torch.Generator().manual_seed(0)
     repeats = 5 if quick else 15
@@ -168,7 +171,10 @@ _DESCRIPTIONS = {
 
 
 def format_table(figures: dict) -> str:
-    """The figures as a plain-text table (one line each, then each notebook's seconds)."""
+    """The figures as a plain-text table (one line each, then each notebook's seconds).
+
+    Introduced in Chapter 6.
+    """
     rows: dict[str, list] = {"cpu": [], "cuda": []}  # a GPU's figures under a "cuda" line
     for key, value in figures.items():
         device, base = ("cuda", key[len("cuda_"):]) if key.startswith("cuda_") else ("cpu", key)
@@ -194,6 +200,8 @@ def recorded(name: str = "quick_cpu") -> dict:
 
     Raises:
         ValueError: no recorded run of that name (the message lists those there are).
+
+    Introduced in Chapter 6.
     """
     path = RESULTS / f"{name}.json"
     if not isinstance(name, str) or not path.is_file():

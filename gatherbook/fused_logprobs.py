@@ -150,6 +150,8 @@ def fused_token_logprobs(
         TypeError: a non-tensor argument, non-float hidden/weight or different dtypes, integer
             ids expected, non-int chunk sizes.
         ValueError: shapes that do not fit, an id outside ``[0, V)``, a chunk size <= 0.
+
+    Introduced in Chapter 6.
     """
     _check(hidden, weight, ids, token_chunk, vocab_chunk)
     flat_h = hidden.reshape(-1, hidden.shape[-1])

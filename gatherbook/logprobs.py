@@ -129,6 +129,8 @@ def token_logprobs(
             int32); chunk_size or ignore_index not an int.
         ValueError: ``ids.shape != logits.shape[:-1]``; an id outside ``[0, V)`` (the message
             names its position and value); ``chunk_size <= 0``.
+
+    Introduced in Chapter 2.
     """
     _check(logits, ids, chunk_size, ignore_index)
     keep = None

@@ -99,6 +99,8 @@ def peak_memory(
       allocates internally as well as the tensors it returns.
 
     ``fn`` must be callable and ``device`` a CPU or CUDA device (asserted).
+
+    Introduced in Chapter 2.
     """
     assert callable(fn), f"fn must be a function to measure, got {type(fn).__name__}"
     dev = _device_of(args, kwargs, device)

@@ -15,6 +15,8 @@ from gatherbook import args
 
 __all__ = ["ALICE", "CharVocab", "TinyLM"]
 
+#: The opening of *Alice's Adventures in Wonderland* (public domain): the text TinyLM trains on.
+#: Introduced in Chapter 2.
 ALICE = (
     "Alice was beginning to get very tired of sitting by her sister on the bank, and of "
     "having nothing to do: once or twice she had peeped into the book her sister was "
@@ -42,7 +44,10 @@ ALICE = (
 
 
 class CharVocab:
-    """Characters <-> integer ids. ``CharVocab(text)`` uses the sorted set of ``text``'s characters."""
+    """Characters <-> integer ids. ``CharVocab(text)`` uses the sorted set of ``text``'s characters.
+
+    Introduced in Chapter 2.
+    """
 
     def __init__(self, text: str):
         assert isinstance(text, str) and text, f"text must be a non-empty str, got {text!r}"
@@ -71,6 +76,8 @@ class TinyLM(nn.Module):
     "start" embedding), concatenated, then a one-hidden-layer MLP. ``forward(ids)`` maps
     ``(B, L)`` int64 ids to ``(B, L, V)`` logits, where ``logits[:, t]`` scores the token at
     position ``t + 1``.
+
+    Introduced in Chapter 2.
     """
 
     def __init__(self, vocab_size: int, context: int = 8, dim: int = 16, hidden: int = 128):

@@ -34,6 +34,8 @@ def sample_image(size: int = 96) -> torch.Tensor:
     Raises:
         TypeError: ``size`` is not an int.
         ValueError: ``size`` is outside ``[8, 512]``.
+
+    Introduced in Chapter 4.
     """
     if not 8 <= args.integer("size", size) <= 512:
         raise ValueError(f"sample_image: size must be between 8 and 512 pixels, got {size}.")
@@ -57,6 +59,8 @@ def patchify(images: torch.Tensor, patch: int) -> torch.Tensor:
     Raises:
         TypeError: ``images`` is not a float tensor or ``patch`` is not an int.
         ValueError: ``images`` is not 4-d, or ``patch`` does not divide H and W.
+
+    Introduced in Chapter 5.
     """
     args.tensor("images", images, ndim=4, kind="float")
     args.integer("patch", patch, least=1)
@@ -84,6 +88,8 @@ def unpatchify(patches: torch.Tensor, grid: tuple[int, int], channels: int = 3) 
         TypeError: ``patches`` is not a float tensor, or ``grid``/``channels`` hold non-ints.
         ValueError: the sizes do not fit together (``N != rows * cols`` or D is not
             ``P * P * channels`` for a whole P).
+
+    Introduced in Chapter 5.
     """
     args.tensor("patches", patches, ndim=3, kind="float")
     assert isinstance(grid, tuple) and len(grid) == 2, f"grid must be (rows, cols), got {grid!r}"

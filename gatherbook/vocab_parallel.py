@@ -145,6 +145,8 @@ def run_vocab_parallel(
     Raises:
         TypeError / ValueError: bad arguments (named in the message).
         RuntimeError: a rank failed or timed out (its error output is in the message).
+
+    Introduced in Chapter 6.
     """
     args.tensor("logits", logits, kind="float")
     args.tensor("ids", ids, kind="int")

@@ -55,54 +55,39 @@ __all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "Rule", "Wrong", "c
 CHAPTERS = ("ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "puzzles")
 
 _REGISTRY: dict[str, Exercise] = {}
-_TEXTS: dict[str, dict[str, dict[str, dict[str, str]]]] = {}  # chapter -> its MESSAGES (old layout)
 _PROGRESS: dict[str, CheckResult] = {}
 _LISTENERS: list[Callable[[CheckResult], None]] = []
 
 
 def _validate(chapter: str, module: Any) -> None:
     """A chapter module declares each exercise once, under its name, with its words in every language."""
-    messages = getattr(module, "MESSAGES", None)  # the old layout: words in a table beside EXERCISES
     for ex in module.EXERCISES:
-        if not ex.name.startswith(chapter + "."):
-            raise ValueError(f"exercise {ex.name!r} is declared in {chapter}.py; "
-                             f"its name must start with {chapter + '.'!r}")
-        if ex.name in _REGISTRY:
-            raise ValueError(f"exercise {ex.name!r} is declared twice")
         keys = [m.key for m in ex.mistakes]
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"{ex.name}: two mistakes share a key: {keys}")
-        for w in ex.wrong:
-            if w.hint is not None and not w.hint.startswith("generic.") and w.hint not in keys:
-                raise ValueError(f"{ex.name}: a wrong answer must get hint {w.hint!r}, which no mistake declares")
-        if messages is not None:
-            short = ex.name.split(".", 1)[1]
-            wanted = {"title"} | set(keys)
-            for lang in LANGUAGES:
-                have = set(messages.get(lang, {}).get(short, {}))
-                if have != wanted:
-                    raise ValueError(f"{chapter}.py: MESSAGES[{lang!r}][{short!r}] has {sorted(have)}; "
-                                     f"expected 'title' and one hint per mistake: {sorted(wanted)}")
-            continue
-        for lang in LANGUAGES:
-            if not ex.title.get(lang):
-                raise ValueError(f"{ex.name}: no title in {lang!r}; declare title={{'en': ..., 'zh': ...}}")
-            missing = [m.key for m in ex.mistakes if not getattr(m, lang, "")]
-            if missing:
-                raise ValueError(f"{ex.name}: mistakes {missing} have no hint in {lang!r}")
+        hints = [w.hint for w in ex.wrong if w.hint is not None and not w.hint.startswith("generic.")]
+        rules = [
+            (ex.name.startswith(chapter + "."), f"its name must start with {chapter + '.'!r}"),
+            (ex.name not in _REGISTRY, "it is declared twice"),
+            (len(set(keys)) == len(keys), f"two mistakes share a key: {keys}"),
+            (set(hints) <= set(keys), f"a wrong answer's hint is no mistake's key: {hints}"),
+            (ex.bug is None or ex.bug in keys, f"bug={ex.bug!r} is no mistake's key"),
+            (all(ex.title.get(lang) for lang in LANGUAGES), f"declare title={{'en': ..., 'zh': ...}}"),
+            (all(getattr(m, lang) for m in ex.mistakes for lang in LANGUAGES), "every mistake needs en= and zh="),
+        ]
+        problem = next((text for ok, text in rules if not ok), None)
+        if problem:
+            raise ValueError(f"{ex.name} (in {chapter}.py): {problem}")
+        _REGISTRY[ex.name] = ex
 
 
 def _load() -> dict[str, Exercise]:
     """Import the chapter modules named in :data:`CHAPTERS` once and collect their exercises."""
     if not _REGISTRY:
-        found: dict[str, Exercise] = {}
-        for chapter in CHAPTERS:
-            module = importlib.import_module(f"gatherbook.exercises.{chapter}")
-            _validate(chapter, module)
-            found.update((ex.name, ex) for ex in module.EXERCISES)
-            if hasattr(module, "MESSAGES"):
-                _TEXTS[chapter] = module.MESSAGES
-        _REGISTRY.update(found)
+        try:
+            for chapter in CHAPTERS:
+                _validate(chapter, importlib.import_module(f"gatherbook.exercises.{chapter}"))
+        except Exception:
+            _REGISTRY.clear()  # all or nothing
+            raise
     return _REGISTRY
 
 
@@ -134,9 +119,7 @@ def get(name: str, *, lang: str | None = None) -> Exercise:
 def title(name: str, lang: str | None = None) -> str:
     """The title of exercise ``name`` in ``lang`` (default: the notebook's language)."""
     lang = resolve(lang)
-    ex = _get(name, lang)
-    chapter, short = ex.name.split(".", 1)
-    return ex.title[lang] if ex.title else _TEXTS[chapter][lang][short]["title"]
+    return _get(name, lang).title[lang]
 
 
 def hint(result: CheckResult, lang: str) -> str | None:
@@ -146,9 +129,7 @@ def hint(result: CheckResult, lang: str) -> str | None:
         return None
     if key.startswith("generic."):
         return _messages.text(lang, key, **result.hint_params)
-    ex = _load()[result.name]
-    chapter, short = ex.name.split(".", 1)
-    return ex.mistake(key).__dict__[lang] if chapter not in _TEXTS else _TEXTS[chapter][lang][short][key]
+    return getattr(_load()[result.name].mistake(key), lang)
 
 
 def _rule_text(ex: Exercise, result: CheckResult, lang: str) -> str | None:

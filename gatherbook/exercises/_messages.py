@@ -54,6 +54,8 @@ MESSAGES: dict[str, dict[str, str]] = {
                        "{what}",
         "device.raised": "your function raised: {text}",
         "device.returned": "your function returned a tensor on {got}",
+        "device.mixed": "`{op}` in your function received tensors on two devices ({devices}): a "
+                        "tensor made without `device=` stays on the CPU",
         "kind.aliased": "the result shares memory with the input `{arg}` (it is the input, or a view of "
                         "it): changing one would change the other",
         "kind.second_call": "called a second time on the same inputs, your function returned another "
@@ -139,6 +141,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "kind.device": "设备不对：输入放在另一个设备上（用 `meta` 设备代替 GPU）时，{what}",
         "device.raised": "你的函数报错：{text}",
         "device.returned": "你的函数返回了位于 {got} 上的张量",
+        "device.mixed": "你的函数里的 `{op}` 收到了位于两个设备上的张量（{devices}）：不指定 `device=` "
+                        "创建的张量会留在 CPU 上",
         "kind.aliased": "结果与输入 `{arg}` 共用内存（它就是输入本身，或输入的视图）：改动其中一个，另一个也会变",
         "kind.second_call": "用相同的输入第二次调用时，你的函数返回了不同的结果：它在两次调用之间保留了状态",
         "kind.rule": "{text}",
@@ -310,21 +314,32 @@ def columns(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+#: full-width closing punctuation never starts a line, opening brackets never end one (kinsoku)
+NO_LINE_START = set("，。、：；！？）」』】》〉〕］｝”’…·%)]},.:;!?")
+NO_LINE_END = set("（「『【《〈〔［｛“‘([{")
+
+
 def _pieces(line: str) -> list[str]:
-    """``line`` cut where it may break: after a space, and around every wide character."""
+    """``line`` cut where it may break: after a space and around every wide character, except
+    before closing punctuation and after an opening bracket."""
     pieces, word = [], ""
     for ch in line:
         if unicodedata.east_asian_width(ch) in "WF":
-            if word:
-                pieces.append(word)
-            pieces.append(ch)
+            pieces += [word, ch] if word else [ch]
             word = ""
         else:
             word += ch
             if ch == " ":
                 pieces.append(word)
                 word = ""
-    return pieces + ([word] if word else [])
+    pieces += [word] if word else []
+    kept: list[str] = []
+    for piece in pieces:
+        if kept and (piece[0] in NO_LINE_START or kept[-1][-1] in NO_LINE_END):
+            kept[-1] += piece
+        else:
+            kept.append(piece)
+    return kept
 
 
 def fit(message: str, width: int = WIDTH) -> str:

@@ -63,6 +63,11 @@ def distinct(g: torch.Generator, lo: int, hi: int) -> tuple[int, int]:
     return a, (c + 1 if c >= a else c)
 
 
+def rng(seed: int) -> torch.Generator:
+    """A fresh CPU generator seeded ``seed`` (for a fixed case: ``logits(rng(7), 2, 3, 5)``)."""
+    return torch.Generator().manual_seed(seed)
+
+
 def ints(g: torch.Generator, high: int, *shape: int) -> torch.Tensor:
     """int64 in ``[0, high)`` (indices, labels, actions)."""
     return torch.randint(0, high, shape, generator=g, dtype=I64)
@@ -71,6 +76,37 @@ def ints(g: torch.Generator, high: int, *shape: int) -> torch.Tensor:
 def floats(g: torch.Generator, *shape: int, scale: int = 99) -> torch.Tensor:
     """float32 with one decimal in ``[-scale/10, scale/10]``, easy to read in feedback."""
     return torch.randint(-scale, scale + 1, shape, generator=g).float() / 10
+
+
+def logits(g: torch.Generator, *shape: int) -> torch.Tensor:
+    """float32 logits with one decimal in ``[-4.9, 4.9]`` (no probability underflows)."""
+    return floats(g, *shape, scale=49)
+
+
+def log_probs(g: torch.Generator, *shape: int) -> torch.Tensor:
+    """float32 log-probabilities with one decimal in ``[-4.0, -0.1]`` (each one alone, not a
+    distribution: an old and a new policy's log-prob of a token)."""
+    return -torch.randint(1, 41, shape, generator=g).float() / 10
+
+
+def probs(g: torch.Generator, *shape: int) -> torch.Tensor:
+    """float32 probabilities along the last dim (``softmax`` of one-decimal logits in [-2, 2])."""
+    return (torch.randint(-20, 21, shape, generator=g).float() / 10).softmax(dim=-1)
+
+
+def flags(g: torch.Generator, *shape: int, p: float = 0.5) -> torch.Tensor:
+    """bool, each ``True`` with probability ``p`` (terminated, truncated, masked ...)."""
+    return torch.rand(shape, generator=g) < p
+
+
+def padded_labels(g: torch.Generator, V: int, B: int, L: int) -> torch.Tensor:
+    """(B, L) int64 labels in ``[0, V)``, each row's tail set to :data:`PAD`: row ``b`` keeps
+    between 1 and ``L`` tokens, and the last row's last position is always padding."""
+    labels = ints(g, V, B, L)
+    keep = torch.randint(1, L + 1, (B,), generator=g)
+    labels[torch.arange(L)[None, :] >= keep[:, None]] = PAD
+    labels[-1, -1] = PAD
+    return labels
 
 
 def values(g: torch.Generator, *shape: int) -> torch.Tensor:
@@ -91,7 +127,7 @@ def distinct_rows(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
 
 def seeded(make, *sizes, seed: int):
     """``make(g, *sizes)`` with a fresh generator seeded ``seed`` (a fixed case of given sizes)."""
-    return make(torch.Generator().manual_seed(seed), *sizes)
+    return make(rng(seed), *sizes)
 
 
 def logp(logits: torch.Tensor) -> torch.Tensor:
@@ -109,6 +145,12 @@ def expanded(idx: torch.Tensor, d: int) -> torch.Tensor:
     return idx.unsqueeze(-1).expand(-1, -1, d)
 
 
+def shuffled(x: torch.Tensor, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(x`` shuffled by ``perm`` along dim 1, ``perm)``: an unshuffle exercise's case."""
+    index = perm if x.ndim == 2 else expanded(perm, x.shape[-1])
+    return x.gather(1, index), perm
+
+
 def case_builders(inputs, lo: int, hi: int):
     """``(random_case, fixed_case)`` for an exercise whose inputs depend on two sizes.
 
@@ -119,6 +161,6 @@ def case_builders(inputs, lo: int, hi: int):
         return inputs(g, *distinct(g, lo, hi))
 
     def fixed_case(a: int, c: int, seed: int):
-        return inputs(torch.Generator().manual_seed(seed), a, c)
+        return inputs(rng(seed), a, c)
 
     return random_case, fixed_case
