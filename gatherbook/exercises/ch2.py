@@ -1,13 +1,7 @@
-"""Chapter 2 exercises: per-token log-probabilities of a language model, easy to hard.
-
-The PPO/GRPO ratio from log-probs; the log-probs of K candidate tokens; next-token log-probs at a
-sampling temperature; a padded sequence log-likelihood whose mask is off by one (find the bug);
-completion-only scoring; and log-probs four rows at a time without ``log_softmax``. Logits have
-one decimal (easy to read in feedback); batch size and length differ (an answer along the wrong
-dim cannot pass by accident); a batch of one and size-1 dims come early. Exercises that sum over
-positions start with a batch of several rows, so that a sum over the whole batch fails on case 1.
-Some cases hold a logit of -200, whose probability underflows to 0 in float32:
-``softmax(-1).log()`` gives -inf there, ``log_softmax(-1)`` a finite value.
+"""Chapter 2 exercises, easy to hard: the PPO/GRPO ratio, the log-probs of K candidates, log-probs
+at a sampling temperature, a padded log-likelihood with its mask off by one (find the bug), the
+completion only, and log-probs four rows at a time. Logits have one decimal and B != L; B == 1,
+size-1 dims and a logit of -200 (underflows in float32) come early; sums over positions start with B > 1.
 """
 from __future__ import annotations
 
@@ -26,28 +20,32 @@ def _logits(seed: int, *shape: int) -> torch.Tensor:
 
 
 def _underflow(case: tuple, b: int, t: int) -> tuple:
-    """``case`` (logits, ids, ...) with the logit that scores ``ids[b][t]`` at position ``t - 1``
-    set to -200: its probability underflows to 0 in float32, its log-probability is finite."""
-    logits, ids = case[0], case[1]
-    return (with_value(logits, (b, t - 1, int(ids[b, t])), -200.0), *case[1:])
+    """``case`` with the logit that scores ``ids[b][t]`` set to -200 (underflows in float32)."""
+    return (with_value(case[0], (b, t - 1, int(case[1][b, t])), -200.0), *case[1:])
 
 
-_SOFTMAX_LOG = dict(en="`softmax(-1).log()` is right on paper, but in float32 a probability below about 1e-45 underflows to 0 and its log is -inf (here, for the very negative logit). `log_softmax(-1)` computes the log-probability directly and stays finite.", zh="`softmax(-1).log()` 在数学上没错，但在 float32 中，小于约 1e-45 的概率会下溢为 0，取对数后就是 -inf（这里就是那个非常负的 logit）。`log_softmax(-1)` 直接计算对数概率，结果保持有限。")
-_SQUEEZED_BATCH = dict(en="on this batch of one the result lost its only dimension: `.squeeze()` (bare, or `.squeeze(0)`) drops the batch dimension of size 1. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).", zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：`.squeeze()`（不带参数，或 `.squeeze(0)`）会把大小为 1 的批次维去掉。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。")
+_SOFTMAX_LOG = dict(
+    en="`softmax(-1).log()` is right on paper, but in float32 a probability below about 1e-45 underflows to 0 and its log is -inf (here, for the very negative logit). `log_softmax(-1)` computes the log-probability directly and stays finite.",
+    zh="`softmax(-1).log()` 在数学上没错，但在 float32 中，小于约 1e-45 的概率会下溢为 0，取对数后就是 -inf（这里就是那个非常负的 logit）。`log_softmax(-1)` 直接计算对数概率，结果保持有限。")
+_SQUEEZED_BATCH = dict(  # list it before summed_whole_batch: on B == 1 the two agree
+    en="on this batch of one the result lost its only dimension: `.squeeze()` (bare, or `.squeeze(0)`) drops the batch dimension of size 1. The answer has shape (B,) even when B == 1, which `.sum(-1)` already gives: squeeze nothing after it (and use `.squeeze(-1)` after the gather).",
+    zh="在这个只有一个序列的批次上，结果丢掉了唯一的一维：`.squeeze()`（不带参数，或 `.squeeze(0)`）会把大小为 1 的批次维去掉。即使 B == 1，答案的形状也是 (B,)，而 `.sum(-1)` 已经给出了这个形状：之后不要再 squeeze（gather 之后用 `.squeeze(-1)`）。")
 _WHOLE_BATCH = dict(
     en="you summed over the whole batch, giving a single number: `.sum()` adds up every sequence, and so does `logp[mask].sum()`, since `logp[mask]` flattens all rows into one. Each sequence has its own sum, shape (B,): sum over the positions only, `.sum(-1)`.",
     zh="你对整个批次求和，只得到了一个数：`.sum()` 把所有序列加在了一起，`logp[mask].sum()` 也一样，因为 `logp[mask]` 会把所有行展平成一维。每个序列有自己的和，形状为 (B,)：只沿位置求和，即 `.sum(-1)`。")
-_BARE_SQUEEZE = dict(en="a bare `.squeeze()` after the gather also removed the position dim when there is one target per row (L == 2 here), so the mask broadcast against the wrong axis: squeeze only the last dim, `.squeeze(-1)`.", zh="每行只剩一个目标时（这里 L == 2），gather 之后不带参数的 `.squeeze()` 把位置维也去掉了，于是掩码沿错误的轴广播：只去掉最后一维，即 `.squeeze(-1)`。")
+_PROBABILITIES = dict(en="these are probabilities (`softmax`), not log-probabilities: use `log_softmax(-1)`.",
+                      zh="这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`。")
+_BARE_SQUEEZE = dict(
+    en="a bare `.squeeze()` after the gather also removed the position dim when there is one target per row (L == 2 here), so the mask broadcast against the wrong axis: squeeze only the last dim, `.squeeze(-1)`.",
+    zh="每行只剩一个目标时（这里 L == 2），gather 之后不带参数的 `.squeeze()` 把位置维也去掉了，于是掩码沿错误的轴广播：只去掉最后一维，即 `.squeeze(-1)`。")
 
 
-# --------------------------------------------------------------------------------------------
 # 1. the PPO / GRPO importance ratio
 
 def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:
-    """The per-token probability ratio ``pi_new / pi_old`` from log-probabilities.
+    """The per-token ratio ``pi_new / pi_old`` from log-probs: ``exp(new_logp - old_logp)``.
 
-    new_logp, old_logp: (B, T) float32 token log-probs (<= 0). Returns (B, T) float32,
-    ``exp(new_logp - old_logp)``.
+    new_logp, old_logp: (B, T) float32 token log-probs (<= 0). Returns (B, T) float32.
     """
     return torch.exp(new_logp - old_logp)
 
@@ -94,7 +92,6 @@ IMPORTANCE_RATIO = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 2. the log-probs of K candidate tokens per position
 
 def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
@@ -139,8 +136,7 @@ CANDIDATE_LOGPROBS = Exercise(
                 en="you gathered the raw logits. A logit is a score defined up to a constant per row, not a log-probability: apply `log_softmax(-1)` first, then gather.",
                 zh="你 gather 的是原始 logits。logits 只是得分：给一行加上同一个常数，概率不变，logits 却变了，所以它们不是对数概率。先做 `log_softmax(-1)`，再 gather。"),
         Mistake("probabilities", lambda x, c: x.softmax(-1).gather(-1, c),
-                en="these are probabilities (`softmax`), not log-probabilities: use `log_softmax(-1)`.",
-                zh="这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`。"),
+                **_PROBABILITIES),
         Mistake("softmax_then_log", lambda x, c: x.softmax(-1).log().gather(-1, c), **_SOFTMAX_LOG),
         Mistake("softmax_wrong_dim", lambda x, c: x.log_softmax(1).gather(-1, c),
                 en="`log_softmax(1)` normalises over the positions; each position's distribution runs over the vocabulary, the last dim: `log_softmax(-1)`.",
@@ -152,7 +148,6 @@ CANDIDATE_LOGPROBS = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 3. next-token log-probs at a sampling temperature
 
 def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -208,13 +203,11 @@ TEMPERED_LOGPROBS = Exercise(
                 en="you scored ids[:, t] with logits[:, t], i.e. the current token, not the next one. The logits at t predict the token at t + 1: pair `logits[:, :-1]` with `ids[:, 1:]`.",
                 zh="你用 logits[:, t] 给 ids[:, t] 打分，也就是当前词元，而不是下一个。t 处的 logits 预测 t + 1 处的词元：应把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。"),
         Mistake("probabilities", lambda x, ids, T: pick((x[:, :-1] / T).softmax(-1), ids[:, 1:]),
-                en="these are probabilities (`softmax`), not log-probabilities: use `log_softmax(-1)`.",
-                zh="这些是概率（`softmax`），不是对数概率：请用 `log_softmax(-1)`。"),
+                **_PROBABILITIES),
     ],
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 4. find the bug: a sequence log-likelihood whose mask is off by one
 
 def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -222,8 +215,7 @@ def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
 
     logits: (B, L, V) float32; labels: (B, L) int64, token ids in [0, V) or -100 (padding, at the
     end of a row). Position t + 1 is scored by ``logits[:, t]`` when ``labels[:, t + 1] != -100``.
-    Returns (B,) float32.
-    """
+    Returns (B,) float32."""
     targets = labels[:, 1:]
     mask = targets != PAD
     logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
@@ -232,9 +224,7 @@ def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
 
 def _seq(mask_of, values=lambda x, y: pick(logp(x[:, :-1]), y[:, 1:].clamp(min=0)), where=True):
     """A sequence log-likelihood from ``values(logits, labels)`` and the mask ``mask_of(labels)``."""
-    if where:
-        return lambda x, y: torch.where(mask_of(y), values(x, y), 0.0).sum(-1)
-    return lambda x, y: (values(x, y) * mask_of(y)).sum(-1)
+    return lambda x, y: (torch.where(mask_of(y), values(x, y), 0.0) if where else values(x, y) * mask_of(y)).sum(-1)
 
 
 def _sequence_random(g: torch.Generator):
@@ -290,7 +280,6 @@ SEQUENCE_LOGPROB = Exercise(
                 zh="你用每个标签所在位置的 logits 给它打分；t 处的 logits 给 t + 1 处的词元打分：`logits[:, :-1]` 与 `labels[:, 1:]` 配对。"),
         Mistake("mean_not_sum", lambda x, y: sequence_logprob(x, y) / (y[:, 1:] != PAD).sum(-1).clamp(min=1),
                 en="this is the mean log-prob per token; the log-likelihood of a sequence is the sum.", zh="这是每个词元的平均对数概率；序列的对数似然是求和。"),
-        # before summed_whole_batch: on a batch of one the two give the same number
         Mistake("squeezed_batch", lambda x, y: sequence_logprob(x, y).squeeze(), **_SQUEEZED_BATCH),
         Mistake("summed_whole_batch", lambda x, y: pick(logp(x[:, :-1]), y[:, 1:].clamp(min=0))[y[:, 1:] != PAD].sum(),
                 **_WHOLE_BATCH),
@@ -303,7 +292,6 @@ SEQUENCE_LOGPROB = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 5. score only the completion
 
 def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
@@ -314,8 +302,7 @@ def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torc
     prompt_len, length: (B,) int64 with ``1 <= prompt_len < length <= L``. Token t is scored by
     ``logits[:, t - 1]``. Returns (B,) float32.
     """
-    L = ids.shape[1]
-    t = torch.arange(1, L, device=ids.device)
+    t = torch.arange(1, ids.shape[1], device=ids.device)  # the positions of the targets ids[:, 1:]
     mask = (t >= prompt_len[:, None]) & (t < length[:, None])
     logp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
     return (logp * mask).sum(-1)
@@ -332,26 +319,17 @@ _SPAN = lambda t, p, n: (t >= p[:, None]) & (t < n[:, None])  # noqa: E731 - the
 def _completion_case(logits: torch.Tensor, prompt_len, length, g: torch.Generator | None = None):
     B, L, V = logits.shape
     ids = ints(g or rng(B * 100 + L * 10 + V), V, B, L)
-    length_t, prompt_t = t(length), t(prompt_len)
-    ids[torch.arange(L) >= length_t[:, None]] = 0
-    return logits, ids, prompt_t, length_t
+    ids[torch.arange(L) >= t(length)[:, None]] = 0  # padding after the completion holds id 0
+    return logits, ids, t(prompt_len), t(length)
 
 
 def _completion_random(g: torch.Generator):
     B, L = distinct(g, 3, 8)
-    B -= 2  # B in 1..6, L in 3..8
+    B -= 2  # B in 1..6, L in 3..8, B != L
     if B == L:
         L += 1
-    V = between(g, 2, 9)
-    length = [between(g, 2, L) for _ in range(B)]
-    prompt = [between(g, 1, n - 1) for n in length]
-    return _completion_case(cases.logits(g, B, L, V), prompt, length, g)
-
-
-def _via_labels(logits, ids, prompt_len, length):
-    t = torch.arange(ids.shape[1], device=ids.device)
-    labels = ids.masked_fill(~((t >= prompt_len[:, None]) & (t < length[:, None])), PAD)
-    return token_logprobs(logits[:, :-1], labels[:, 1:], ignore_index=PAD).sum(-1)
+    V, length = between(g, 2, 9), [between(g, 2, L) for _ in range(B)]
+    return _completion_case(cases.logits(g, B, L, V), [between(g, 1, n - 1) for n in length], length, g)
 
 
 COMPLETION_LOGPROB = Exercise(
@@ -372,7 +350,8 @@ COMPLETION_LOGPROB = Exercise(
     grad="same",
     atol=ATOL,
     right=[
-        _via_labels,
+        lambda x, ids, p, n: token_logprobs(x[:, :-1], ids[:, 1:].masked_fill(
+            ~_SPAN(torch.arange(1, ids.shape[1], device=ids.device), p, n), PAD), ignore_index=PAD).sum(-1),
         lambda x, ids, p, n: torch.stack([pick(logp(x[b, p[b] - 1:n[b] - 1]), ids[b, p[b]:n[b]]).sum() for b in range(len(ids))]),
         lambda x, ids, p, n: torch.where(_SPAN(torch.arange(1, ids.shape[1], device=ids.device), p, n),
                                          pick(logp(x[:, :-1]), ids[:, 1:]), 0.0).sum(-1),
@@ -396,7 +375,6 @@ COMPLETION_LOGPROB = Exercise(
         Mistake("prompt_off_by_one", _comp(lambda t, p, n: (t > p[:, None]) & (t < n[:, None])),
                 en="`t > prompt_len` leaves out the first completion token, which sits at position t = prompt_len (the prompt takes positions 0 to prompt_len - 1): keep `t >= prompt_len[:, None]`.",
                 zh="`t > prompt_len` 漏掉了第一个补全词元，它位于位置 t = prompt_len（提示占据位置 0 到 prompt_len - 1）：应保留 `t >= prompt_len[:, None]`。"),
-        # before summed_whole_batch: on a batch of one the two give the same number
         Mistake("squeezed_batch", lambda x, ids, p, n: completion_logprob(x, ids, p, n).squeeze(), **_SQUEEZED_BATCH),
         Mistake("summed_whole_batch", lambda x, ids, p, n: pick(logp(x[:, :-1]), ids[:, 1:])[
             _SPAN(torch.arange(1, ids.shape[1]), p, n)].sum(), **_WHOLE_BATCH),
@@ -408,17 +386,15 @@ COMPLETION_LOGPROB = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 6. chunked log-probs: gather minus logsumexp, four rows at a time
 
 def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """Token log-probs without a full log-softmax: ``logits[n, ids[n]] - logsumexp(logits[n])``.
+    """``logits[n, ids[n]] - logsumexp(logits[n])``, 4 rows at a time (the temporaries of 4 rows).
 
-    Processes 4 rows at a time, so the temporary memory is that of 4 rows, whatever N.
-    logits: (N, V) float32; ids: (N,) int64 in [0, V). Returns (N,) float32, equal to
+    logits: (N, V) float32; ids: (N,) int64 in [0, V). Returns (N,) float32, the same as
     ``logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)``.
     """
-    return _by_4(lambda x, y: x.gather(-1, y.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(x, dim=-1))(logits, ids)
+    return _by_4(lambda x, y: pick(x, y) - torch.logsumexp(x, dim=-1))(logits, ids)  # pick: gather, squeeze
 
 
 def _by_4(per_chunk, stop=lambda N: N):
@@ -431,8 +407,7 @@ _chunked_random, _chunked_fixed = case_builders(lambda g, N, V: (cases.logits(g,
 
 
 def _chunked_large(N: int, V: int, seed: int):
-    """Logits 30 times larger, each row scoring its smallest logit: ``exp`` overflows to inf and
-    the probability underflows to 0 in float32, while ``logit - logsumexp`` stays finite."""
+    """Logits x30, each row scoring its smallest: ``exp`` overflows, the probability underflows."""
     logits = _chunked_fixed(N, V, seed)[0] * 30
     return logits, logits.argmin(-1)
 
@@ -443,8 +418,6 @@ def _into_preallocated(logits, ids):
         out[s:s + 4] = pick(logp(logits[s:s + 4]), ids[s:s + 4])
     return out
 
-
-_X_Y = lambda x, y: x.gather(-1, y.unsqueeze(-1)).squeeze(-1)  # noqa: E731 - the logit of each row's id
 
 CHUNKED_LOGPROBS = Exercise(
     name="ch2.chunked_logprobs",
@@ -471,22 +444,22 @@ CHUNKED_LOGPROBS = Exercise(
     ],
     mistakes=[
         Mistake("softmax_then_log", lambda x, y: pick(x.softmax(-1).log(), y), **_SOFTMAX_LOG),
-        Mistake("naive_logsumexp", _by_4(lambda x, y: _X_Y(x, y) - x.exp().sum(-1).log()),
+        Mistake("naive_logsumexp", _by_4(lambda x, y: pick(x, y) - x.exp().sum(-1).log()),
                 en="`x.exp().sum(-1).log()` is logsumexp on paper, but in float32 `exp` overflows to inf for logits above about 88 (here up to about 147). `torch.logsumexp(x, dim=-1)` subtracts the row maximum first and stays finite.",
                 zh="`x.exp().sum(-1).log()` 在数学上就是 logsumexp，但在 float32 中 logit 大于约 88 时 `exp` 会上溢为 inf（这里最大约为 147）。`torch.logsumexp(x, dim=-1)` 先减去每行最大值，结果保持有限。"),
-        Mistake("dropped_remainder", _by_4(lambda x, y: _X_Y(x, y) - torch.logsumexp(x, -1), stop=lambda N: N - N % 4),
+        Mistake("dropped_remainder", _by_4(lambda x, y: pick(x, y) - torch.logsumexp(x, -1), stop=lambda N: N - N % 4),
                 en="the last, partial chunk is missing: `range(0, N - N % 4, 4)` stops early. Loop over `range(0, N, 4)`; slicing `logits[start:start + 4]` past the end is fine.",
                 zh="最后一个不满的块丢了：`range(0, N - N % 4, 4)` 提前结束了。应遍历 `range(0, N, 4)`；切片 `logits[start:start + 4]` 越过末尾也没有问题。"),
-        Mistake("minus_max", lambda x, y: _X_Y(x, y) - x.amax(-1),
+        Mistake("minus_max", lambda x, y: pick(x, y) - x.amax(-1),
                 en="subtracting the row maximum only makes the exponentials safe; the normaliser is `torch.logsumexp(x, dim=-1)`, which is larger than the maximum.",
                 zh="减去每行最大值只是让指数运算不溢出；归一化项是 `torch.logsumexp(x, dim=-1)`，它比最大值更大。"),
-        Mistake("raw_logits", _X_Y,
+        Mistake("raw_logits", pick,
                 en="the gathered logits still need the normaliser: subtract `torch.logsumexp(x, dim=-1)` of each row.",
                 zh="gather 出来的 logits 还需要减去归一化项：减去每行的 `torch.logsumexp(x, dim=-1)`。"),
         Mistake("probabilities", lambda x, y: pick(x.softmax(-1), y),
                 en="these are probabilities; the log-probability is `x[y] - logsumexp(x)`, with no `exp` at the end.",
                 zh="这些是概率；对数概率是 `x[y] - logsumexp(x)`，最后不需要 `exp`。"),
-        Mistake("normaliser_over_chunk", _by_4(lambda x, y: _X_Y(x, y) - x.exp().sum().log()),
+        Mistake("normaliser_over_chunk", _by_4(lambda x, y: pick(x, y) - x.exp().sum().log()),
                 en="the normaliser was summed over the whole chunk, all its rows together (e.g. `x.exp().sum().log()`); each row needs its own: `torch.logsumexp(x, dim=-1)`.",
                 zh="归一化项是对整个块的所有行一起求和得到的（例如 `x.exp().sum().log()`）；每一行都需要自己的归一化项：`torch.logsumexp(x, dim=-1)`。"),
     ],
