@@ -120,7 +120,7 @@ CANDIDATE_LOGPROBS = Exercise(
         (_logits(3, 3, 2, 4), t([[[3], [0]], [[1], [2]], [[2], [2]]])),                 # K == 1
         (with_value(_logits(4, 2, 2, 4), (0, 1, 3), -200.0),                            # softmax underflows
          t([[[0, 1], [3, 2]], [[1, 1], [2, 0]]])),                                      # ... and is read
-        (_logits(5, 3, 1, 5), t([[[1, 2]], [[0, 0]], [[4, 3]]])),                      # L == 1, B > 1
+        (_logits(5, 3, 1, 5), t([[[1, 2]], [[0, 0]], [[3, 2]]])),      # L == 1, B > 1; ids < V - 1
     ],
     random_case=_candidate_random,
     seed=201,
@@ -178,7 +178,7 @@ TEMPERED_LOGPROBS = Exercise(
         _tempered(11, 2, 4, 5, 0.7),
         _tempered(13, 1, 5, 6, 1.5),      # B == 1
         _tempered(15, 3, 2, 4, 0.5),      # L == 2: one target per row
-        _tempered(17, 2, 3, 3, 1.0),      # T == 1: the plain log-probs
+        _underflow(_tempered(17, 2, 3, 4, 1.0), 1, 2),  # T == 1 (the plain log-probs); a logit of -200
     ],
     random_case=_tempered_random,
     seed=202,
