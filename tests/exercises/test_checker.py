@@ -18,7 +18,7 @@ import torch.nn.functional as F  # noqa: E402
 from gatherbook.exercises import get, names, run_check  # noqa: E402
 from gatherbook.runtime import LANGUAGES  # noqa: E402
 
-LOGPROB_EXERCISES = ["ch2.pick_logprobs", "ch2.next_token_logprobs", "ch2.sequence_logprob",
+LOGPROB_EXERCISES = ["ch2.candidate_logprobs", "ch2.tempered_logprobs", "ch2.sequence_logprob",
                      "ch2.completion_logprob", "ch2.chunked_logprobs"]
 
 
@@ -68,29 +68,32 @@ def test_an_answer_that_changes_its_inputs_is_told_so(name, fn, arg):
 
 # --- gradients ----------------------------------------------------------------------------------
 
-def _rebuilt_from_items(logits, ids):
-    lp = _lp(logits, ids)
-    return torch.tensor([[v.item() for v in row] for row in lp])
+def _cand(logits, candidates):  # ch2.candidate_logprobs: K ids per position, (B, L, K)
+    return logits.log_softmax(-1).gather(-1, candidates)
 
 
-def _under_no_grad(logits, ids):
+def _rebuilt_from_items(logits, candidates):
+    return torch.tensor(_cand(logits, candidates).tolist())
+
+
+def _under_no_grad(logits, candidates):
     with torch.no_grad():
-        return _lp(logits, ids)
+        return _cand(logits, candidates)
 
 
-def _normaliser_detached(logits, ids):
-    return logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1) - logits.logsumexp(-1).detach()
+def _normaliser_detached(logits, candidates):
+    return logits.gather(-1, candidates) - logits.logsumexp(-1, keepdim=True).detach()
 
 
-@pytest.mark.parametrize("fn", [_under_no_grad, lambda x, ids: _lp(x, ids).detach(), _rebuilt_from_items])
+@pytest.mark.parametrize("fn", [_under_no_grad, lambda x, c: _cand(x, c).detach(), _rebuilt_from_items])
 def test_a_trained_through_result_without_gradient_fails(fn):
-    r = _record("ch2.pick_logprobs", fn)
+    r = _record("ch2.candidate_logprobs", fn)
     assert (r.kind, r.hint_key) == ("no_grad", "generic.no_grad"), r.message
     assert "`.detach()`" in r.message
 
 
 def test_a_gradient_that_differs_from_the_reference_fails():
-    r = _record("ch2.pick_logprobs", _normaliser_detached)
+    r = _record("ch2.candidate_logprobs", _normaliser_detached)
     assert (r.case, r.kind, r.hint_key) == (1, "grad", "generic.grad"), r.message
     assert r.facts["arg"] == "logits" and "gradient with respect to `logits`" in r.message
     # the ratio: a constant old policy is right only if the gradient w.r.t. old_logp is dropped too
@@ -99,8 +102,7 @@ def test_a_gradient_that_differs_from_the_reference_fails():
 
 
 def test_gradients_of_right_answers_written_other_ways_agree():
-    assert _record("ch2.pick_logprobs", lambda x, ids: (x - x.logsumexp(-1, keepdim=True))
-                   .gather(-1, ids[..., None])[..., 0]).passed
+    assert _record("ch2.candidate_logprobs", lambda x, c: (x - x.logsumexp(-1, keepdim=True)).gather(-1, c)).passed
     assert _record("ch2.importance_ratio", lambda new, old: new.exp() * (-old).exp()).status == "failed"
     assert _record("ch2.importance_ratio", lambda new, old: (new - old).exp()).passed
 
@@ -132,7 +134,7 @@ def test_answers_the_meta_device_cannot_run_are_not_blamed():
         return out
 
     assert _record("ch1.pick_per_row", loop).passed
-    cat = _record("ch2.pick_logprobs", lambda x, ids: torch.distributions.Categorical(logits=x).log_prob(ids))
+    cat = _record("ch2.candidate_logprobs", lambda x, c: torch.distributions.Categorical(logits=x[..., None, :]).log_prob(c))
     assert cat.passed, cat.message
 
 
@@ -261,18 +263,18 @@ def test_a_bare_squeeze_before_the_sum_fails(name):
 
 
 def test_a_bare_squeeze_of_token_log_probs_fails_with_b_gt_1_and_l_1():
-    r = _record("ch2.pick_logprobs", lambda x, ids: x.log_softmax(-1).gather(-1, ids[..., None]).squeeze())
+    r = _record("ch2.candidate_logprobs", lambda x, c: x.log_softmax(-1).gather(-1, c).squeeze())
     assert r.kind == "shape" and r.hint_key == "generic.size_one"
-    assert any(c[0].shape[0] > 1 and c[0].shape[1] == 1 for c in get("ch2.pick_logprobs").edge_cases)
+    assert any(c[0].shape[0] > 1 and c[0].shape[1] == 1 for c in get("ch2.candidate_logprobs").edge_cases)
 
 
-@pytest.mark.parametrize("name", ["ch1.pick_per_row", "ch2.pick_logprobs", "ch2.next_token_logprobs"])
+@pytest.mark.parametrize("name", ["ch1.pick_per_row", "ch2.candidate_logprobs", "ch2.tempered_logprobs"])
 def test_one_hot_without_num_classes_fails_on_a_fixed_case(name):
-    def one_hot(x, ids):
-        if name == "ch2.next_token_logprobs":
-            return (x[:, :-1].log_softmax(-1) * F.one_hot(ids[:, 1:])).sum(-1)
-        if name == "ch2.pick_logprobs":
-            return (x.log_softmax(-1) * F.one_hot(ids)).sum(-1)
+    def one_hot(x, ids, *temperature):
+        if name == "ch2.tempered_logprobs":
+            return ((x[:, :-1] / temperature[0]).log_softmax(-1) * F.one_hot(ids[:, 1:])).sum(-1)
+        if name == "ch2.candidate_logprobs":
+            return (x.log_softmax(-1)[..., None, :] * F.one_hot(ids)).sum(-1)
         return (x * F.one_hot(ids)).sum(-1)
 
     r = run_check(name, one_hot, lang="en")
@@ -290,10 +292,11 @@ def test_correct_alternatives_still_pass():
             lambda x, idx: torch.stack([x[i, idx[i]] for i in range(len(idx))]),
         ],
         "ch1.pick_step_per_feature": [lambda x, s: x[torch.arange(len(s))[:, None], s, torch.arange(x.shape[2])]],
-        "ch2.pick_logprobs": [
-            lambda x, ids: -F.cross_entropy(x.transpose(1, 2), ids, reduction="none"),
-            lambda x, ids: torch.distributions.Categorical(logits=x).log_prob(ids),
-            lambda x, ids: torch.take_along_dim(x.log_softmax(-1), ids[..., None], -1)[..., 0],
+        "ch2.candidate_logprobs": [
+            lambda x, c: torch.stack([-F.cross_entropy(x.transpose(1, 2), c[..., k], reduction="none")
+                                      for k in range(c.shape[-1])], dim=-1),
+            lambda x, c: torch.distributions.Categorical(logits=x[..., None, :]).log_prob(c),
+            lambda x, c: torch.take_along_dim(x.log_softmax(-1), c, -1),
         ],
         "ch2.chunked_logprobs": [
             lambda x, y: torch.stack([row[i] - torch.logsumexp(row, 0) for row, i in zip(x, y)]),

@@ -18,11 +18,11 @@ def _pick(x, idx):
 def test_an_answer_that_turns_autograd_off_leaves_it_on_for_the_next_check():
     def answer(logits, ids):
         torch.set_grad_enabled(False)
-        return logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+        return logits.log_softmax(-1).gather(-1, ids)
 
-    assert not run_check("ch2.pick_logprobs", answer, lang="en").passed
+    assert not run_check("ch2.candidate_logprobs", answer, lang="en").passed
     assert torch.is_grad_enabled()
-    assert run_check("ch2.pick_logprobs", get("ch2.pick_logprobs").reference, lang="en").passed
+    assert run_check("ch2.candidate_logprobs", get("ch2.candidate_logprobs").reference, lang="en").passed
 
 
 def test_default_dtype_deterministic_flag_and_rng_are_restored():
@@ -44,7 +44,7 @@ def test_default_dtype_deterministic_flag_and_rng_are_restored():
 
 def test_a_session_without_autograd_still_checks_gradients():
     with torch.no_grad():
-        assert run_check("ch2.pick_logprobs", get("ch2.pick_logprobs").reference, lang="en").passed
+        assert run_check("ch2.candidate_logprobs", get("ch2.candidate_logprobs").reference, lang="en").passed
         assert not torch.is_grad_enabled()
 
 
@@ -99,9 +99,9 @@ def test_the_stub_says_to_run_its_cell_first():
 def test_an_input_changed_in_place_is_named_before_any_backward():
     def in_place(logits, ids):
         logits.sub_(logits.logsumexp(-1, keepdim=True))
-        return logits.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
+        return logits.gather(-1, ids)
 
-    r = run_check("ch2.pick_logprobs", in_place, lang="en")
+    r = run_check("ch2.candidate_logprobs", in_place, lang="en")
     assert (r.status, r.kind, r.facts.get("arg")) == ("failed", "mutated_input", "logits"), r.message
     assert "changed its input `logits` in place" in r.message
 

@@ -16,6 +16,6 @@ def _cells(path: Path):
 def test_the_chapter_checks_the_exercise_under_its_own_name():
     for path in CHAPTER:
         sources = [c.source for c in _cells(path) if c.cell_type == "code"]
-        assert sum('gb.check("ch2.pick_logprobs", pick_logprobs)' == s for s in sources) == 1
-        assert sum('gb.check("ch2.pick_logprobs", pick_logprobs_solution)' == s for s in sources) == 1
+        assert sum('gb.check("ch2.candidate_logprobs", candidate_logprobs)' == s for s in sources) == 1
+        assert sum('gb.check("ch2.candidate_logprobs", candidate_logprobs_solution)' == s for s in sources) == 1
         assert not any("ch2.token_logprobs" in s for s in sources)
