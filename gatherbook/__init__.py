@@ -24,6 +24,7 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "setup": ("gatherbook.runtime", 1),
     "device": ("gatherbook.runtime", 1),
     "draw_gather": ("gatherbook.figures.gather", 1),
+    "draw_index_shapes": ("gatherbook.figures.gather", 1),
     "check": ("gatherbook.exercises", 1),
     "run_check": ("gatherbook.exercises", 1),
     # Chapter 2: token log-probs
@@ -35,6 +36,8 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "draw_shift": ("gatherbook.figures.tokens", 2),
     "draw_char_logprobs": ("gatherbook.figures.tokens", 2),
     "draw_token_mask": ("gatherbook.figures.tokens", 2),
+    "draw_padding": ("gatherbook.figures.tokens", 2),
+    "draw_token_logprobs_3d": ("gatherbook.figures.tokens", 2),
     "draw_peaks": ("gatherbook.figures.charts", 2),
     "draw_errors": ("gatherbook.figures.charts", 2),
     # Chapter 3: RL action values

@@ -7,11 +7,12 @@ One renderer of cells (:mod:`~gatherbook.figures.grid`), one bar and one line ch
 ======================  ===============================================  ===========
 module                  public drawing functions                         chapters
 ======================  ===============================================  ===========
-``figures.gather``      ``draw_gather``                                  1-6
+``figures.gather``      ``draw_gather``, ``draw_index_shapes``            1-6
 ``figures.grid``        ``draw_tensors`` (the checker's expected / got)  exercises
 ``figures.scatter``     ``draw_scatter``                                 5
 ``figures.tokens``      ``draw_shift``, ``draw_char_logprobs``,           2
-                        ``draw_token_mask``
+                        ``draw_token_mask``, ``draw_padding``,
+                        ``draw_token_logprobs_3d``
 ``figures.rl``          ``draw_q_picks``, ``draw_grid_policy``           3
 ``figures.images``      ``draw_patches``, ``draw_patch_rows``,           4, 5
                         ``draw_images``
@@ -25,17 +26,18 @@ Labels are code identifiers and numbers only, so one figure serves both editions
 in the page's language, lives in the notebook cell. End a figure cell with ``;``.
 """
 from gatherbook.figures.charts import bars, draw_curves, draw_errors, draw_peaks, draw_ratios, lines
-from gatherbook.figures.gather import draw_gather
+from gatherbook.figures.gather import draw_gather, draw_index_shapes
 from gatherbook.figures.generation import draw_routing
 from gatherbook.figures.grid import draw_tensors
 from gatherbook.figures.images import draw_images, draw_patch_rows, draw_patches
 from gatherbook.figures.rl import draw_grid_policy, draw_q_picks
 from gatherbook.figures.scatter import draw_scatter
 from gatherbook.figures.style import use_book_format
-from gatherbook.figures.tokens import draw_char_logprobs, draw_shift, draw_token_mask
+from gatherbook.figures.tokens import (draw_char_logprobs, draw_padding, draw_shift, draw_token_logprobs_3d,
+                                       draw_token_mask)
 
 __all__ = [
-    "draw_gather", "draw_tensors", "draw_scatter", "draw_shift", "draw_char_logprobs",
+    "draw_gather", "draw_index_shapes", "draw_tensors", "draw_padding", "draw_token_logprobs_3d", "draw_scatter", "draw_shift", "draw_char_logprobs",
     "draw_token_mask", "draw_q_picks", "draw_grid_policy", "draw_patches", "draw_patch_rows",
     "draw_images", "draw_peaks", "draw_errors", "draw_curves", "draw_ratios", "draw_routing", "bars", "lines",
     "use_book_format",

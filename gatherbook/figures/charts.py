@@ -36,6 +36,8 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
     ``text`` formats the number written at each bar's end (a format string or a function);
     ``log`` draws a log axis (values must be positive); ``reference`` draws a dashed line there,
     labelled ``reference_label``; bars above the reference take colour ``high`` when given.
+
+    Introduced in Chapter 2.
     """
     fmt = text.format if isinstance(text, str) else text
     values = {args.label("a key of values", k): args.reals(f"values[{k!r}]", [v])[0]
@@ -52,11 +54,13 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
         ax.set_xscale("log")
     hi = max(v.max(), reference or 0.0)
     ax.set_xlim(low, hi * (6 if log else 1.25))
+    values = []
     for yi, x, label in zip(y, v, labels):
         ax.text(low if log else 0.0, yi + 0.5, label, va="bottom", fontsize=style.FS_LABEL)
-        ax.text(x * (1.08 if log else 1.0), yi, " " + fmt(x), va="center", fontsize=style.FS_LABEL)
-    if reference is not None:
-        ax.axvline(reference, color=style.MARK, linestyle="--", linewidth=1)
+        values.append(ax.text(x * (1.08 if log else 1.0), yi, " " + fmt(x), va="center", fontsize=style.FS_VALUE,
+                              gid="value"))
+    if reference is not None:  # dashed beside each bar only, so that it crosses no label
+        ax.vlines([reference] * len(y), y - 0.45, y + 0.45, color=style.MARK, linestyle="--", linewidth=1)
         if reference_label:
             ax.text(reference, y.max() + 1.25, reference_label + " ", color=style.MARK,
                     fontsize=style.FS_LABEL, ha="right", va="bottom")
@@ -67,6 +71,12 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
     if title:
         ax.set_title(title, loc="left")
     fig.tight_layout()
+    if reference is not None:  # a value that the dashed line would cross moves just past it
+        renderer, at = fig.canvas.get_renderer(), ax.transData.transform((reference, 0))[0]
+        for t in values:
+            box = t.get_window_extent(renderer)
+            if box.x0 - 3 <= at <= box.x1 + 3:
+                t.set_x(reference * 1.08 if log else reference)
     return fig
 
 
@@ -79,6 +89,8 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
     One panel with a legend under it (``stacked=False``; ``ylabel`` names its axis), or one panel
     per line, stacked and sharing ``x`` (each panel's axis named by its label). ``log``: a log
     y axis, values below 1e-9 (zeros too) drawn at 1e-9.
+
+    Introduced in Chapter 2.
     """
     xs = args.reals("x", x)
     curves = {args.label("a key of ys", k): args.reals(f"ys[{k!r}]", v) for k, v in args.mapping("ys", ys).items()}
@@ -86,7 +98,7 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
         assert len(v) == len(xs), f"ys[{k!r}] has {len(v)} values for {len(xs)} x positions"
     n = len(curves) if stacked else 1
     legend_h = 0.0 if stacked else 0.28 * math.ceil(len(curves) / 2)
-    fig, axes = plt.subplots(n, 1, figsize=(style.MAX_WIDTH * (0.85 if stacked else 1.0),
+    fig, axes = plt.subplots(n, 1, figsize=(style.CHART_WIDTH,
                                             (1.9 if stacked else 2.8) * n + legend_h + (0.3 if title else 0.0)),
                              sharex=True, squeeze=False)
     colours = plt.get_cmap(style.SEQUENTIAL)(np.linspace(0.1, 0.75, len(curves))) if stacked else [None] * len(curves)
@@ -116,7 +128,10 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
                reference_label: str = "logits", xlabel: str = "peak_memory (MB)",
                title: str | None = None) -> Figure:
     """Bars of measured peak memory in MB (``peaks`` maps a label to bytes, each >= 0);
-    ``reference`` (bytes) draws a dashed line, e.g. at the size of the logits tensor."""
+    ``reference`` (bytes) draws a dashed line, e.g. at the size of the logits tensor.
+
+    Introduced in Chapter 2.
+    """
     mb = {k: float(v) / 1e6 for k, v in args.mapping("peaks", peaks).items()}
     assert min(mb.values()) >= 0, "peaks: bytes >= 0"
     ref = None if reference is None else args.reals("reference", [reference])[0] / 1e6
@@ -133,7 +148,10 @@ def _ratio(v: float) -> str:
 def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
     """Bars of positive ratios (label -> number) on a log axis with a dashed line at
     ``reference``: blue at or below it, orange above (a pair red-green colour-blind readers tell
-    apart); each bar is labelled with its value (``0.31x``, ``1585x``)."""
+    apart); each bar is labelled with its value (``0.31x``, ``1585x``).
+
+    Introduced in Chapter 6.
+    """
     assert all(math.isfinite(v) and v > 0 for v in args.mapping("ratios", ratios).values()), "ratios: > 0"
     return bars(ratios, text=_ratio, xlabel=args.label("xlabel", xlabel), log=True,
                 reference=reference, high=style.CATEGORICAL[1])
@@ -142,7 +160,10 @@ def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 
 def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xlabel: str,
                 ylabel: str = "max |err|", title: str | None = None) -> Figure:
     """Lines of errors (log scale) against ``x``; ``errors`` maps a label to one value per ``x``
-    (values below 1e-9, zeros included, are drawn at 1e-9)."""
+    (values below 1e-9, zeros included, are drawn at 1e-9).
+
+    Introduced in Chapter 2.
+    """
     return lines(x, errors, xlabel=args.label("xlabel", xlabel), ylabel=args.label("ylabel", ylabel),
                  log=True, title=args.label("title", title, optional=True))
 
@@ -150,7 +171,10 @@ def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xl
 def draw_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], *, xlabel: str = "step",
                 title: str | None = None) -> Figure:
     """Training curves, one panel per entry of ``curves`` (1 to 4), stacked, sharing ``x``
-    (``True``/``False`` count as 1/0, so a success flag draws as a step line)."""
+    (``True``/``False`` count as 1/0, so a success flag draws as a step line).
+
+    Introduced in Chapter 3.
+    """
     assert 1 <= len(args.mapping("curves", curves)) <= 4, "curves: 1 to 4 entries"
     ys = {k: [float(v) for v in (vs.tolist() if hasattr(vs, "tolist") else vs)] for k, vs in curves.items()}
     return lines(x, ys, xlabel=args.label("xlabel", xlabel), stacked=True,

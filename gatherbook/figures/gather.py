@@ -7,15 +7,17 @@ rules that ``torch.gather`` gives tersely: a reader meets them here first.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from matplotlib.figure import Figure
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import QUIET, _shape, panel, render, shape_title
+from gatherbook.figures.grid import QUIET, Note, _shape, panel, render, shape_title, text_panel
 
-__all__ = ["draw_gather"]
+__all__ = ["draw_gather", "draw_index_shapes"]
 
 
 def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tensor, int, torch.Tensor]:
@@ -82,7 +84,7 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
     return input, dim, index
 
 
-def _link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+def link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """Colour ids that link ``index`` cells to the ``input`` cells they read.
 
     Returns ``(input_ids, index_ids)`` of shapes ``input_shape`` and ``index.shape``: every input
@@ -101,8 +103,39 @@ def _link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tu
     return input_ids.reshape(input_shape), input_ids[flat].reshape(_shape(index))
 
 
+def _explain(explain: object, index: torch.Tensor, dim: int,
+             index_ids: np.ndarray) -> tuple[tuple[int, ...], tuple[int, ...], list[Note]]:
+    """For ``explain`` (a position of ``index``): that position, the input cell it reads, and the
+    note ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the replaced coordinate on the
+    index cell's colour."""
+    shape = _shape(index)
+    if not isinstance(explain, (tuple, list)) or len(explain) != len(shape) or not shape:
+        raise ValueError(f"explain must be a position of index, a tuple of {len(shape)} int(s) such as "
+                         f"{(0,) * len(shape)} (index has shape {shape}), got {explain!r}.")
+    pos = tuple(args.integer(f"explain[{k}]", v) for k, v in enumerate(explain))
+    if not all(0 <= p < n for p, n in zip(pos, shape)):
+        raise ValueError(f"explain={pos} lies outside index, of shape {shape}: "
+                         f"explain[k] must be in 0 .. index.size(k) - 1.")
+    read = list(pos)
+    read[dim] = int(index[pos])
+    face = style.PALETTE[int(index_ids[pos]) % len(style.PALETTE)]
+
+    def at(name: str, coords) -> str:
+        return name + "".join(f"[{c}]" for c in coords)
+
+    before, after = at("input", pos[:dim]), "".join(f"[{c}]" for c in pos[dim + 1:])
+    lhs = [(at("out", pos) + " = " + before + "[", None), (at("index", pos), face), ("]" + after, None)]
+    rhs = [(" = " + before + "[", None), (str(read[dim]), face), ("]" + after, None)]
+    one_line = lhs + rhs
+    room = style.MAX_WIDTH - 0.4
+    if style.text_width("".join(t for t, _ in one_line), style.FS_VALUE) <= room:
+        return pos, tuple(read), [one_line]
+    return pos, tuple(read), [lhs, [(" " * len(at("out", pos)) + rhs[0][0], None)] + rhs[1:]]
+
+
 @style.styled
-def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: str | None = None) -> Figure:
+def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: str | None = None,
+                explain: tuple[int, ...] | None = None) -> Figure:
     """Draw ``input``, ``index`` and ``out = torch.gather(input, dim, index)`` as grids of cells.
 
     Shapes: ``input`` has 0 to 3 dims; ``index`` has as many (torch lets a 0-d and a 1-d tensor
@@ -125,23 +158,34 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
         dim: the dimension along which ``index`` picks (negative counts from the end).
         index: int64 (or int32) tensor of positions along ``dim``, each in ``0 .. input.size(dim)-1``.
         title: optional text above the picture (code and numbers only: no CJK).
+        explain: optional position of ``index`` (and ``out``), e.g. ``(2, 0)``: outlines that
+            ``out`` cell, the ``index`` cell at the same position and the ``input`` cell it reads,
+            and writes under the grids ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the
+            coordinate that the index replaces (the one along ``dim``) on the index cell's colour.
+
+    Introduced in Chapter 1.
     """
     input, d, index = _check_gather(input, dim, index)
     args.label("title", title, optional=True)
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)
     if i_cpu.numel():
-        input_ids, index_ids = _link_ids(_shape(input), d, i_cpu)
+        input_ids, index_ids = link_ids(_shape(input), d, i_cpu)
     else:  # nothing is read (and an empty index may even differ from input in ndim)
         input_ids, index_ids = np.full(_shape(input), QUIET), np.zeros(_shape(i_cpu), dtype=np.int64)
     # more input cells read than colours: colours repeat, so every linked cell gets its number
     tagged = int(input_ids.max(initial=-1)) >= len(style.PALETTE)
 
+    marks, note = [None, None, None], None
+    if explain is not None:
+        pos, read, note = _explain(explain, i_cpu, d, index_ids)
+        marks = [np.zeros(_shape(t), dtype=bool) for t in (x_cpu, i_cpu, out)]
+        marks[0][read], marks[1][pos], marks[2][pos] = True, True, True
     panels = [
-        panel("input", x_cpu, shape_title("input", x_cpu), ids=input_ids, tagged=tagged),
-        panel("index", i_cpu, shape_title("index", i_cpu), ids=index_ids, tagged=tagged),
-        panel("out", out, shape_title(f"out = input.gather({dim}, index)", out), ids=index_ids,
-               tagged=tagged),
+        panel(name, t, shape_title(text, t), ids=ids, tagged=tagged, mark=m, mark_color=style.PICK)
+        for name, t, text, ids, m in zip(("input", "index", "out"), (x_cpu, i_cpu, out),
+                                         ("input", "index", f"out = input.gather({dim}, index)"),
+                                         (input_ids, index_ids, index_ids), marks)
     ]
     arrow_on = panels[0]
     if input.ndim == 3:
@@ -154,5 +198,81 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     if input.numel() == 0:
         arrow_on.arrow = None
     if input.ndim == 2:
-        return render([panels], title)
-    return render([[p] for p in panels], title, same_slots=input.ndim == 3)
+        return render([panels], title, note=note)
+    return render([[p] for p in panels], title, same_slots=input.ndim == 3, note=note)
+
+
+def _default_shapes(xshape: tuple[int, ...], dim: int) -> list[tuple[int, ...]]:
+    """Index shapes that teach the rules for an input of ``xshape``: one per case, in order."""
+    def with_size(d: int, n: int) -> tuple[int, ...]:
+        return tuple(n if k == d else s for k, s in enumerate(xshape))
+
+    other = next((d for d in range(len(xshape)) if d != dim), None)
+    shapes = [with_size(dim, 1), xshape, with_size(dim, 2 * xshape[dim])]
+    if other is not None:
+        shapes += [with_size(other, 1), with_size(other, xshape[other] + 1)]
+    shapes += [xshape[:dim] + xshape[dim + 1:], xshape + (1,)]
+    return list(dict.fromkeys(s for s in shapes if s))  # no duplicates, no 0-d
+
+
+@style.styled
+def draw_index_shapes(input_shape: tuple[int, ...] = (3, 4), dim: int = 1, *,
+                      shapes: list[tuple[int, ...]] | None = None, title: str | None = None) -> Figure:
+    """A table of index shapes against an input of ``input_shape``: what ``torch.gather`` does.
+
+    Each row is one index shape, its ``out.shape`` and a verdict, found by calling
+    ``torch.gather(input, dim, index)`` with an index of zeros of that shape:
+
+    - ``fine``: it runs, and ``out`` (of ``index``'s shape) covers the input off ``dim``;
+    - ``silent``: it runs, but ``index`` is smaller than ``input`` off ``dim``, so gather reads
+      only a leading slice (``input[:1, :]``) and broadcasts nothing: no error tells you;
+    - ``error``: torch raises (index has another number of dims, or is larger off ``dim``).
+
+    Verdicts are words on colour-blind-safe faces (light blue, orange, dark purple).
+
+    Args:
+        input_shape: the input's shape, 1 to 3 dims of sizes 1 to 8.
+        dim: the dimension gather picks along (negative counts from the end).
+        shapes: the index shapes to try (default: a set that shows each rule), at most 10.
+        title: optional text above the table (default ``input.shape = (3, 4), dim=1``).
+
+    Introduced in Chapter 1.
+    """
+    if not isinstance(input_shape, tuple) or not 1 <= len(input_shape) <= 3:
+        raise ValueError(f"input_shape must be a tuple of 1 to 3 sizes, such as (3, 4), got {input_shape!r}.")
+    xshape = tuple(args.integer(f"input_shape[{k}]", n, least=1) for k, n in enumerate(input_shape))
+    assert max(xshape) <= 8, f"input_shape {xshape}: sizes of at most 8 make a readable table"
+    d = args.integer("dim", dim)
+    if not -len(xshape) <= d < len(xshape):
+        raise ValueError(f"dim={d} is out of range for input_shape {xshape}: dim must be in "
+                         f"{-len(xshape)} .. {len(xshape) - 1}.")
+    d %= len(xshape)
+    shapes = _default_shapes(xshape, d) if shapes is None else shapes
+    if not isinstance(shapes, (list, tuple)) or not 1 <= len(shapes) <= 10:
+        raise ValueError(f"shapes must be a list of 1 to 10 index shapes, such as [(3, 1), (1, 4)], got {shapes!r}.")
+    for k, s in enumerate(shapes):
+        if not isinstance(s, tuple) or not all(isinstance(n, int) and 0 <= n <= 16 for n in s):
+            raise ValueError(f"shapes[{k}] must be a tuple of sizes 0 to 16, such as (3, 1), got {s!r}.")
+    args.label("title", title, optional=True)
+    x = torch.arange(math.prod(xshape)).reshape(xshape)
+    rows, faces = [], []
+    for s in shapes:
+        try:
+            out = torch.gather(x, d, torch.zeros(s, dtype=torch.long))
+        except RuntimeError:
+            verdict, out_text = "error", "-"
+            wrong = [k for k in range(min(len(s), len(xshape))) if k != d and s[k] > xshape[k]]
+            why = (f"ndim {len(s)} != {len(xshape)}" if len(s) != len(xshape)
+                   else f"size({wrong[0]}): {s[wrong[0]]} > {xshape[wrong[0]]}" if wrong else "RuntimeError")
+        else:
+            out_text = str(_shape(out))
+            short = [k for k in range(len(s)) if k != d and out.shape[k] < xshape[k]]
+            verdict = "silent" if short else "fine"
+            why = ("reads input[" + ", ".join(f":{s[k]}" if k in short else ":" for k in range(len(s))) + "]"
+                   if short else f"size({d}): {s[d]} > {xshape[d]} ok" if s[d] > xshape[d] else "")
+        rows.append((str(s), out_text, verdict, why))
+        faces.append(style.VERDICT_FACES[verdict])
+    columns = [text_panel(name, [[r[k]] for r in rows], [[style.PAPER if k != 2 else f] for f in faces], name,
+                          col_numbers=False)
+               for k, name in enumerate(("index.shape", "out.shape", "verdict", "note"))]
+    return render([columns], title or f"input.shape = {xshape}, dim={dim}", gap=0.12)

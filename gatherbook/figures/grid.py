@@ -26,6 +26,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
+from matplotlib.text import Annotation
 
 from gatherbook import args
 from gatherbook.figures import style
@@ -51,11 +52,12 @@ _TITLE_H = 0.30  # panel title
 _SLICE_GAP = 0.30  # between the slices of one 3-d tensor
 _PANEL_GAP = 0.55  # between panels in a row
 _ROW_GAP = 0.18  # between rows of panels
-_MARGIN = 0.18
+MARGIN = 0.18
 _LINE_H = 0.19  # each further line of a panel title
 _FIGTITLE_H = 0.42
 _ARROW_OFF = 0.14  # from the grid edge to the dim arrow
 _ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a grid
+_NOTE_H = 0.30  # each line of text under a picture
 
 
 def _shape(t: torch.Tensor) -> tuple[int, ...]:
@@ -93,7 +95,7 @@ class Grid:
     mark: np.ndarray | None  # (rows, cols) bool: cells to outline in red
     gids: np.ndarray  # (rows, cols) str: "index[1,0]", so tests can find a cell
     label: str | None  # "input[0]" for a slice of a 3-d tensor
-    row_numbers: bool
+    row_numbers: bool | tuple[str, ...]  # numbers 0, 1, 2 ... left of the rows, or these names
     col_numbers: bool
     cell_w: float
     empty: bool = False  # the tensor has no elements: drawn as one dashed "empty" cell
@@ -114,7 +116,17 @@ class Grid:
     def numbers_w(self) -> float:  # room for the row numbers left of the grid
         if not self.row_numbers:
             return 0.0
-        return style.text_width(str(self.texts.shape[0] - 1), style.FS_NUMBER) + _NUMBER_PAD + 0.04
+        return max(style.text_width(n, self.names_size) for n in self.row_names) + _NUMBER_PAD + 0.04
+
+    @property
+    def names_size(self) -> float:  # row names are labels, row numbers are numbers
+        return style.FS_LABEL if isinstance(self.row_numbers, tuple) else style.FS_NUMBER
+
+    @property
+    def row_names(self) -> list[str]:
+        if isinstance(self.row_numbers, tuple):
+            return list(self.row_numbers)
+        return [str(i) for i in range(self.texts.shape[0])]
 
     @property
     def head(self) -> float:  # room above the grid (column numbers, slice label)
@@ -193,6 +205,26 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     return Panel(title, grids)
 
 
+def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] | bool = False,
+               col_numbers: bool = True, mark=None, mark_color: str = style.MARK,
+               cell_w: float | None = None) -> Panel:
+    """Cells that hold given texts (a 2-d list) on given faces (colours, same shape), one grid.
+
+    For pictures whose cells are not one tensor's values (tokens, a table of verdicts): rows may
+    be named (``row_names``) instead of numbered; ``cell_w`` defaults to the widest text's room.
+    """
+    texts = np.array(texts, dtype=object)
+    face_array = np.empty(texts.shape, dtype=object)  # colours may be RGB tuples: fill cell by cell
+    for i, j in np.ndindex(*texts.shape):
+        face_array[i, j] = faces[i][j]
+    widest = max(style.text_width(str(t), style.FS_VALUE) for t in texts.reshape(-1)) + _CELL_PAD
+    gids = np.array([[f"{name}[{i},{j}]" for j in range(texts.shape[1])] for i in range(texts.shape[0])])
+    grid = Grid(texts, np.full(texts.shape, PLAIN), None if mark is None else np.asarray(mark, dtype=bool), gids,
+                label=None, row_numbers=row_names, col_numbers=col_numbers,
+                cell_w=cell_w or max(_CELL_W_MIN, widest), faces=face_array, mark_color=mark_color)
+    return Panel(title, [grid])
+
+
 def shape_title(label: str, t: torch.Tensor) -> str:
     return f"{label}  {_shape(t)}"
 
@@ -221,20 +253,22 @@ def _draw_grid(ax, g: Grid) -> None:
         for j in range(cols):
             ax.text(j + 0.5, -_NUMBER_PAD / g.cell_h, str(j), ha="center", va="bottom", gid="col", **number_style)
     if g.row_numbers:
-        for i in range(rows):
-            ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, str(i), ha="right", va="center_baseline", gid="row",
-                    **number_style)
+        for i, name in enumerate(g.row_names):
+            ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, name, ha="right", va="center_baseline", gid="row",
+                    **{**number_style, "fontsize": g.names_size})
     for i in range(rows):
         for j in range(cols):
             face, ink = _face_and_text(int(g.ids[i, j]))
             if g.faces is not None:
                 face = g.faces[i, j]
+                if face is None:  # no cell here (the end of a wrapped line)
+                    continue
                 ink = style.ink_on(face)
             cell = Rectangle((j, i), 1, 1, facecolor=face, edgecolor=style.EDGE, linewidth=0.8,
                              linestyle="--" if g.empty else "-", clip_on=False, zorder=1)
             cell.set_gid(str(g.gids[i, j]))
             ax.add_artist(cell)  # not add_patch: the limits are set, and updating them is slow
-            ax.text(j + 0.5, i + 0.5, str(g.texts[i, j]), ha="center", va="center_baseline", zorder=3,
+            ax.text(j + 0.5, i + 0.5, str(g.texts[i, j]), ha="center", va="center_baseline", zorder=3, gid="value",
                     fontsize=style.FS_VALUE, family=style.FONT, color=style.MUTED if g.empty else ink,
                     style="italic" if g.empty else "normal")
             if g.tagged and g.ids[i, j] >= 0:  # the link number: a second cue beside the colour
@@ -289,14 +323,21 @@ class _Canvas:
                   ha="left", va="center")
 
 
-def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False) -> Figure:
+#: a line of text under a picture: (text, face) segments; a face highlights its segment
+Note = list[tuple[str, object]]
+
+
+def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
+           gap: float = _PANEL_GAP, note: list[Note] | None = None) -> Figure:
     """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure.
 
     All positions are worked out in inches from the top-left corner, so cells have the same size
     in every panel and nothing overlaps. A row wider than :data:`style.MAX_WIDTH` wraps: its
     panels continue on the next row, so the figure fits a phone. ``same_slots`` gives every grid
     the same slot width, so that slice k of every row sits in the same column (the rows of a
-    3-d gather picture).
+    3-d gather picture). ``gap``: inches between the panels of a row (a table's columns sit
+    closer). ``note``: lines of text under the panels, each a list of ``(text, face)`` segments;
+    a segment with a face (not ``None``) is set on a box of that colour.
     """
     all_slots = [p.slot_w(g) for row in rows for p in row for g in p.grids]
     common = max(all_slots) if same_slots else None
@@ -308,36 +349,40 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False)
         grids_w = sum(slots(p)) + _SLICE_GAP * (len(p.grids) - 1)
         return max(grids_w, p.grids[0].numbers_w + p.title_w)
 
-    room = style.MAX_WIDTH - 2 * _MARGIN
+    room = style.MAX_WIDTH - 2 * MARGIN
     wrapped = []
     for row in rows:
         line, used = [], 0.0
         for p in row:
-            if line and used + _PANEL_GAP + panel_w(p) > room:
+            if line and used + gap + panel_w(p) > room:
                 wrapped.append(line)
                 line, used = [], 0.0
-            used += (_PANEL_GAP if line else 0.0) + panel_w(p)
+            used += (gap if line else 0.0) + panel_w(p)
             line.append(p)
         wrapped.append(line)
     rows = wrapped
     placed = []  # (panel, x, row_top, grid_top), inches
-    y, width = _MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
+    y, width = MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
     for row in rows:
         head = max(p.head for p in row)
         body = max(g.height for p in row for g in p.grids)
-        x = _MARGIN
+        x = MARGIN
         for p in row:
             placed.append((p, x, y, y + head))
-            x += panel_w(p) + _PANEL_GAP
-        width = max(width, x - _PANEL_GAP)
+            x += panel_w(p) + gap
+        width = max(width, x - gap)
         y += head + body + max(p.foot for p in row) + _ROW_GAP
-    fig_w = max(width, _MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + _MARGIN
-    fig_h = y - _ROW_GAP + _MARGIN
+    note_top = y
+    for line in note or []:
+        width = max(width, MARGIN + style.text_width("".join(t for t, _ in line), style.FS_VALUE))
+        y += _NOTE_H
+    fig_w = max(width, MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + MARGIN
+    fig_h = y - _ROW_GAP + MARGIN + (_ROW_GAP if note else 0.0)
     # whole pixels at 100 dpi, so Jupyter's "<Figure size 852x228 ...>" is a tidy, stable text
     canvas = _Canvas(math.ceil(fig_w * 100) / 100, math.ceil(fig_h * 100) / 100)
 
     if title:
-        canvas.text(_MARGIN, _MARGIN, title, size=style.FS_FIGTITLE, weight="bold", ha="left", va="top")
+        canvas.text(MARGIN, MARGIN, title, size=style.FS_FIGTITLE, weight="bold", ha="left", va="top")
     for p, x, row_top, grid_top in placed:  # titles of a row on one line, grids of a row top-aligned
         title_bottom = row_top + _TITLE_H + _LINE_H * p.title.count("\n") - 0.07
         canvas.text(x + p.grids[0].numbers_w, title_bottom, p.title, size=style.FS_TITLE,
@@ -359,6 +404,19 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False)
             right = gx - _SLICE_GAP - slots(p)[-1] + last.numbers_w + last.width
             canvas.dim_arrow_h(x + p.grids[0].numbers_w, right, grid_top + max(g.height for g in p.grids),
                                p.arrow_label)
+    for k, line in enumerate(note or []):  # each segment placed right after the one before it
+        prev = None
+        for i, (text, face) in enumerate(line):
+            box = None if face is None else dict(boxstyle="square,pad=0.15", facecolor=face, edgecolor=style.EDGE,
+                                                 linewidth=0.6)
+            kw = dict(fontsize=style.FS_VALUE, family=style.FONT, color=style.INK, ha="left", bbox=box, gid="value")
+            if prev is None:
+                prev = canvas.fig.text(*canvas._xy(MARGIN, note_top + (k + 0.5) * _NOTE_H), text,
+                                       va="center_baseline", **kw)
+                continue
+            gap = 3 if face is not None or line[i - 1][1] is not None else 0  # room for a box's pad
+            prev = canvas.fig.add_artist(Annotation(text, xy=(1, 0), xycoords=prev, xytext=(gap, 0),
+                                                    textcoords="offset points", va="bottom", **kw))
     return canvas.fig
 
 
@@ -381,6 +439,8 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
         mark: optional name -> bool tensor of the same shape as ``tensors[name]``.
         float_format: optional function that writes a float cell (default: 2 decimals), e.g. the
             exercise checker's, so that its picture and its text show the same numbers.
+
+    Introduced in Chapter 1 (the exercise checker's picture).
     """
     args.mapping("tensors", tensors)
     for name, t in tensors.items():

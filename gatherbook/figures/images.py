@@ -74,6 +74,8 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
             each kept patch's position in the result).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
+
+    Introduced in Chapter 4.
     """
     assert channels in (1, 3), "channels: 1 or 3"
     rows, cols = (args.integer(f"grid[{i}]", g, least=1) for i, g in enumerate(grid))
@@ -133,6 +135,8 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
         per_row: tiles per line (a long sequence wraps).
         channels: 3 (RGB) or 1.
         title: optional text above the figure (code and numbers only).
+
+    Introduced in Chapter 4.
     """
     assert channels in (1, 3), "channels: 1 or 3"
     per_row = args.integer("per_row", per_row, least=1)
@@ -192,6 +196,8 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
         patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
         width: width of each image in inches, at most what two to a row leave.
         title: optional ASCII text above the picture.
+
+    Introduced in Chapter 5.
     """
     args.mapping("images", images)
     arrays = {}

@@ -58,6 +58,8 @@ def draw_case(panels: Sequence[tuple[str, Any, str]], *, title: str | None = Non
 
     ``mark``: a bool tensor of the ``yours`` panel's shape; its True cells get a red outline.
     Returns the matplotlib Figure (end the cell with ``;``).
+
+    Introduced in Practice, the part after Chapter 7.
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle

@@ -43,6 +43,8 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     ``(B, A)`` (float, at most 8 x 8) and ``picks`` of shape ``(B,)`` (integers in ``[0, A)``),
     the column read in each row. Each cell shows its value; the picked value is also written
     in a column on the right, so the panel reads as ``q.gather(1, picks.unsqueeze(1))``.
+
+    Introduced in Chapter 3.
     """
     args.mapping("panels", panels)
     assert len(panels) <= 4, "panels: at most 4"
@@ -86,6 +88,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``; actions 0 to 3 are
     left, down, right, up (FrozenLake's and CliffWalking's numbering). ``path``: states to
     outline (e.g. the greedy path from the start).
+
+    Introduced in Chapter 3.
     """
     fn = "draw_grid_policy"
     try:
@@ -136,8 +140,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
         ax.annotate("", xy=(c + 0.5 + 0.3 * dx, r + 0.42 + 0.3 * dy),
                     xytext=(c + 0.5 - 0.3 * dx, r + 0.42 - 0.3 * dy),
                     arrowprops=dict(arrowstyle="-|>", color=ink, linewidth=2.2, mutation_scale=16))
-        ax.text(c + 0.5, r + 0.86, f"{v[s]:.2f}", fontsize=style.FS_TAG, color=ink, ha="center",
-                va="center")
+        ax.text(c + 0.5, r + 0.84, f"{v[s]:.2f}", fontsize=style.FS_VALUE, color=ink, ha="center",
+                va="center", gid="value")
         if code == "S":
             ax.text(c + 0.1, r + 0.14, "S", fontsize=style.FS_NUMBER, color=ink, ha="center", va="center")
     for s in path:

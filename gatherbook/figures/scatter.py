@@ -83,6 +83,8 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
     rows and 10 columns; ``index.size(d) <= src.size(d)`` for every ``d`` and
     ``index.size(d) <= self.size(d)`` for ``d != dim``; ``src`` has ``self``'s dtype. Only the
     part of ``src`` that ``index`` covers is drawn (scatter reads no more).
+
+    Introduced in Chapter 5.
     """
     s, d, idx, src_ = _check_scatter(self, dim, index, src, reduce)
     assert isinstance(include_self, bool), "include_self: a bool"

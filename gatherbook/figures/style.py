@@ -39,8 +39,9 @@ __all__ = [
     "FONT", "EM", "FS_VALUE", "FS_NUMBER", "FS_LABEL", "FS_TITLE", "FS_FIGTITLE", "FS_TAG",
     "INK", "MUTED", "EDGE", "GRID", "MARK", "PAPER", "QUIET_FACE", "QUIET_INK",
     "MIN_QUIET_CONTRAST", "CATEGORICAL", "PALETTE", "SEQUENTIAL", "RC",
-    "FS_CHAR", "FS_MIN", "DPI", "DENSITY", "MAX_WIDTH", "GREYS", "PICK", "HOLE",
-    "STATE_FACES", "BAR", "FAINT_FACE", "FAINT_EDGE", "use_book_format",
+    "FS_CHAR", "FS_MIN", "DPI", "DENSITY", "MAX_WIDTH", "CHART_WIDTH", "GREYS", "PICK", "HOLE",
+    "STATE_FACES", "VERDICT_FACES", "BAR", "FAINT_FACE", "FAINT_EDGE", "use_book_format",
+    "TEXT_PT_KEY", "VALUE_PT_KEY", "text_sizes",
     "text_width", "lighten", "relative_luminance", "contrast_ratio", "ink_on", "styled",
 ]
 
@@ -59,6 +60,8 @@ DENSITY = 2  #: image pixels per CSS pixel in the stored PNGs ('retina')
 #: inches: the widest figure. Jupyter crops it with 0.1 in of padding a side (5.2 in = 520 px),
 #: and a 390 px phone's 343 px column shows that at 66 %: cell values at 9.2 CSS px
 MAX_WIDTH = 5.0
+#: inches: a line chart, narrower, so that a phone shows its axis numbers (FS_LABEL) at 9 CSS px
+CHART_WIDTH = 4.2
 
 # --- inks --------------------------------------------------------------------------------------
 INK = "#222222"  #: values, titles
@@ -83,6 +86,9 @@ PICK = "#e66100"  #: orange outline of a picked cell: visible on every colour of
 STATE_FACES = ("#e6e6e6", "#9ecae1", "#fdae6b")
 BAR = STATE_FACES[1]
 FAINT_FACE, FAINT_EDGE = "#f4f4f4", "#aaaaaa"  #: a cell that is cut off (nothing to score)
+#: faces of draw_index_shapes' verdicts: light blue, orange, dark purple (apart in lightness too,
+#: so red-green colour-blind readers and greyscale tell them apart; the words say it as well)
+VERDICT_FACES = {"fine": "#9ecae1", "silent": "#fdae6b", "error": "#5e3c99"}
 
 
 def lighten(colour: str, amount: float = 0.55) -> tuple[float, float, float]:
@@ -120,8 +126,30 @@ def ink_on(face) -> str:
     return INK if contrast_ratio(INK, face) >= contrast_ratio(PAPER, face) else PAPER
 
 
+#: PNG text keys under which :func:`use_book_format` stores a figure's smallest text sizes
+TEXT_PT_KEY, VALUE_PT_KEY = "gatherbook:min_text_pt", "gatherbook:min_value_pt"
+
+
+def text_sizes(fig) -> dict[str, str]:
+    """The smallest text of ``fig`` and its smallest cell value (texts with gid ``"value"``; every
+    text where there is none), in points, as PNG metadata (``savefig(..., metadata=...)``).
+
+    The browser test (tests/site/test_figure_layout.py) reads them back from each image and
+    multiplies by the scale the page shows it at, so it measures each figure's own sizes.
+    """
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # tick labels get their texts
+    hidden = {id(t) for ax in fig.axes if not ax.axison for axis in (ax.xaxis, ax.yaxis) for t in axis.findobj(Text)}
+    shown = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
+    sizes = [t.get_fontsize() for t in shown] or [0.0]
+    values = [t.get_fontsize() for t in shown if t.get_gid() == "value"] or sizes
+    return {TEXT_PT_KEY: f"{min(sizes):g}", VALUE_PT_KEY: f"{min(values):g}"}
+
+
 def use_book_format() -> None:
-    """Make Jupyter show every figure as a PNG of :data:`DENSITY` x its CSS size (``retina``).
+    """Make Jupyter show every figure as a PNG of :data:`DENSITY` x its CSS size (``retina``),
+    carrying its smallest text sizes (:func:`text_sizes`).
 
     Does nothing outside IPython (a script, a test). PNG rather than SVG: nbval skips PNG, and
     no output depends on the machine (SVG text carries ids and font paths).
@@ -130,12 +158,17 @@ def use_book_format() -> None:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with Jupyter
         return
-    if get_ipython() is None:
+    shell = get_ipython()
+    if shell is None:
         return
+    from IPython.core.pylabtools import retina_figure
+    from matplotlib.figure import Figure
     from matplotlib_inline.backend_inline import set_matplotlib_formats
 
     assert DENSITY == 2, "matplotlib_inline's 'retina' is 2x"
     set_matplotlib_formats("retina")
+    shell.display_formatter.formatters["image/png"].for_type(
+        Figure, lambda fig: retina_figure(fig, base64=True, metadata=text_sizes(fig)))
 
 
 # --- the shared matplotlib style ---------------------------------------------------------------
@@ -158,9 +191,9 @@ RC = {
     "ytick.color": MUTED,
     "xtick.labelcolor": INK,
     "ytick.labelcolor": INK,
-    "xtick.labelsize": FS_NUMBER,
-    "ytick.labelsize": FS_NUMBER,
-    "legend.fontsize": FS_NUMBER,
+    "xtick.labelsize": FS_LABEL,
+    "ytick.labelsize": FS_LABEL,
+    "legend.fontsize": FS_LABEL,
     "legend.frameon": False,
     "image.cmap": SEQUENTIAL,
     "figure.facecolor": PAPER,

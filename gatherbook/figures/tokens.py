@@ -3,106 +3,89 @@
 - :func:`draw_shift` -- which logits position scores which token (the next-token shift).
 - :func:`draw_char_logprobs` -- each character of a text coloured by its log-probability.
 - :func:`draw_token_mask` -- a batch of target tokens: padding, prompt, scored completion.
+- :func:`draw_padding` -- a padded batch lined up for scoring: ids, mask, logits, labels.
+- :func:`draw_token_logprobs_3d` -- the (B, L, V) log-probs and the token each position picks.
 
-Labels are code identifiers, numbers and ASCII only: no words of either language, so one
+All are cells of the kit's one renderer (:func:`gatherbook.figures.grid.render`), one character
+per cell at the size of every cell value; a text longer than a line wraps, each line named by
+the position of its first character. Labels are code identifiers, numbers and ASCII only, so one
 figure serves both editions and the caption, in the page's language, says what to look at.
-Figures have a white face and end a notebook cell with ``;``.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.style import SEQUENTIAL, styled
+from gatherbook.figures.gather import link_ids
+from gatherbook.figures.grid import MARGIN, Panel, panel, render, shape_title, text_panel
+from gatherbook.figures.style import styled
 
-
-__all__ = ["draw_shift", "draw_char_logprobs", "draw_token_mask"]
+__all__ = ["draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_padding", "draw_token_logprobs_3d"]
 
 _GREY, _BLUE, _ORANGE = style.STATE_FACES
-_MAX_TITLE = 80
-# readable with red-green colour blindness, dark blue (unlikely) to yellow (likely)
-CHAR_CMAP = SEQUENTIAL
+_CHAR_W = 0.25  # inches: a cell that holds one character
 
 
 def _show(c: str) -> str:
     return "_" if c == " " else c
 
 
-def _figure(width: float, height: float) -> Figure:
-    return plt.figure(figsize=(min(width, style.MAX_WIDTH), height), facecolor=style.PAPER)
+def _line_length(longest: int, label_w: float) -> int:
+    """Cells per line so that ``longest`` cells wrap into balanced lines within the figure width."""
+    lines = math.ceil(longest / int((style.MAX_WIDTH - 2 * MARGIN - label_w - 0.1) // _CHAR_W))
+    return math.ceil(longest / lines)
 
 
-def _box(ax, x: float, y: float, text: str, face, *, edge=style.EDGE, color=style.INK, size=style.FS_CHAR, lw=0.8, ls="-"):
-    ax.add_patch(Rectangle((x, y), 1, 1, facecolor=face, edgecolor=edge, linewidth=lw, linestyle=ls))
-    if text:
-        ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=size, color=color)
+def _wrapped(name: str, texts: Sequence[str], faces: Sequence, title: str, cols: int) -> Panel:
+    """One row of cells wrapped into lines of ``cols`` cells, each named by its first position."""
+    starts = range(0, len(texts), cols)
+    cut = [(list(texts[s:s + cols]), list(faces[s:s + cols])) for s in starts]
+    return text_panel(name, [t + [""] * (cols - len(t)) for t, _ in cut],
+                      [f + [None] * (cols - len(f)) for _, f in cut], title,  # None: no cell
+                      row_names=tuple(map(str, starts)), col_numbers=False, cell_w=_CHAR_W)
 
 
 @styled
 def draw_shift(text: str, *, title: str | None = None) -> Figure:
-    """The next-token shift on one sequence ``text`` (at most 24 characters).
+    """The next-token shift on one sequence ``text`` (at most 12 characters).
 
     Top row: the tokens ``ids[t]``; middle: ``logits[t]``, computed from ``ids[:t+1]``;
-    bottom: the token each logits position is scored against, ``ids[t+1]``. The last logits
-    position has nothing to score (it is cut by ``logits[:, :-1]``) and the first token is never
-    a target (it is cut by ``ids[:, 1:]``).
+    bottom: the token each logits position is scored against, ``ids[t+1]``, in the same column.
+    The last logits position has nothing to score (it is cut by ``logits[:, :-1]``: a faint
+    ``x``) and the first token is never a target (it is cut by ``ids[:, 1:]``: grey).
+
+    Introduced in Chapter 2.
     """
-    assert args.label("text", text, max_len=24), "text: at least one character"
+    assert args.label("text", text, max_len=12), "text: at least one character"
     args.label("title", title, optional=True)
     n = len(text)
-    fig = _figure(0.5 * n + 2.6, 2.6)
-    ax = fig.add_axes((0, 0, 1, 1))
-    x0 = 2.2
-    ax.set_xlim(0, x0 + n + 0.4)
-    ax.set_ylim(-0.15, 4.6)
-    ax.axis("off")
-    rows = {"ids[t]": 3.2, "logits[t]": 1.6, "ids[t+1]": 0.0}
-    for label, y in rows.items():
-        ax.text(x0 - 0.25, y + 0.5, label, ha="right", va="center", fontsize=style.FS_VALUE, color=style.INK)
-    for t, c in enumerate(text):
-        x = x0 + t
-        ax.text(x + 0.5, 4.35, str(t), ha="center", va="center", fontsize=style.FS_NUMBER, color=style.MUTED)
-        _box(ax, x, rows["ids[t]"], _show(c), _GREY if t == 0 else style.PAPER)
-        last = t == n - 1
-        _box(ax, x, rows["logits[t]"], "x" if last else "", style.FAINT_FACE if last else _BLUE,
-             edge=style.FAINT_EDGE if last else style.EDGE, color=style.MARK)
-        if last:
-            _box(ax, x, rows["ids[t+1]"], "", style.PAPER, edge=style.FAINT_EDGE, ls=(0, (2, 2)))
-        else:
-            _box(ax, x, rows["ids[t+1]"], _show(text[t + 1]), _ORANGE)
-            ax.add_patch(FancyArrowPatch((x + 0.5, rows["logits[t]"]), (x + 0.5, rows["ids[t+1]"] + 1),
-                                         arrowstyle="-|>", mutation_scale=8, color=style.MUTED, lw=0.8))
-        ax.add_patch(FancyArrowPatch((x + 0.5, rows["ids[t]"]), (x + 0.5, rows["logits[t]"] + 1),
-                                     arrowstyle="-|>", mutation_scale=8, color=style.MUTED, lw=0.8))
-    if title:
-        fig.suptitle(title, x=0.02, ha="left", fontsize=style.FS_FIGTITLE)
-    return fig
+    texts = [[_show(c) for c in text], [""] * (n - 1) + ["x"], [_show(c) for c in text[1:]] + [""]]
+    faces = [[_GREY] + [style.PAPER] * (n - 1), [_BLUE] * (n - 1) + [style.FAINT_FACE],
+             [_ORANGE] * (n - 1) + [style.FAINT_FACE]]
+    return render([[text_panel("shift", texts, faces, row_names=("ids[t]", "logits[t]", "ids[t+1]"),
+                               cell_w=0.3)]], title)
 
 
 @styled
-def draw_char_logprobs(
-    rows: Mapping[str, tuple[str, torch.Tensor]],
-    *,
-    vmin: float = -10.0,
-    title: str | None = None,
-) -> Figure:
+def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: float = -10.0,
+                       title: str | None = None) -> Figure:
     """Each character coloured by its log-probability under the model.
 
     ``rows`` maps a label to ``(text, logp)``, ``logp`` of shape ``(len(text) - 1,)``: the
     log-probability of characters 1, 2, ... (character 0 is never scored and is drawn grey).
     Colours run on the colour-blind-safe ``cividis`` scale from dark blue at ``vmin`` (and
-    below, a negative number) to yellow at 0; each letter is white or dark, whichever
-    contrasts more with its cell. Texts: at most 48 ASCII characters; labels at most 24.
+    below, a negative number) to yellow at 0, shown by a row of cells ``logp`` under the texts;
+    each letter is white or dark, whichever contrasts more with its cell. Texts: at most 48
+    ASCII characters; labels at most 24. A text longer than a line wraps, at the same column in
+    every row, so rows stay comparable letter by letter.
 
-    Characters keep one size (:data:`~gatherbook.figures.style.FS_CHAR`): a text longer than
-    a line of the figure wraps, at the same column in every row, so rows stay comparable
-    letter by letter; each line starts with the position of its first character.
+    Introduced in Chapter 2.
     """
     args.mapping("rows", rows)
     if not args.reals("vmin", [vmin])[0] < 0:
@@ -120,64 +103,30 @@ def draw_char_logprobs(
                 f"draw_char_logprobs: rows[{label!r}][1] must be a tensor of shape ({len(text) - 1},) "
                 f"(one log-prob per character after the first); got {got}."
             )
-        checked.append((args.label("a key of rows", label, max_len=24), text,
-                        logp.detach().float().cpu().numpy()))
-    longest = max(len(t) for _, t, _ in checked)
-    cw, ch, left, gap = 0.22, 0.3, 0.35, 0.06  # inches: cell width and height, line numbers, gap
-    per_line = int((style.MAX_WIDTH - left - 0.1) // cw)
-    lines = -(-longest // per_line)
-    cols = -(-longest // lines)  # balanced lines, the same break in every row
-    head, bar_h = (0.35 if title else 0.05), 0.62
-    row_h = 0.24 + lines * (ch + gap)  # the label, then the lines of text
-    fig_w, fig_h = left + cols * cw + 0.1, head + row_h * len(checked) + bar_h
-    fig = _figure(fig_w, fig_h)
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, fig_w)
-    ax.set_ylim(0, fig_h)
-    ax.axis("off")
-    cmap = plt.get_cmap(CHAR_CMAP)
-    norm = plt.Normalize(vmin=vmin, vmax=0.0)
-    y = fig_h - head
-    for label, text, logp in checked:
-        ax.text(left, y - 0.12, label, ha="left", va="center", fontsize=style.FS_LABEL, color=style.INK)
-        top = y = y - 0.24
-        for start in range(0, len(text), cols):
-            y -= ch + gap
-            ax.text(left - 0.08, y + ch / 2, str(start), ha="right", va="center",
-                    fontsize=style.FS_NUMBER, color=style.MUTED)
-            for t in range(start, min(start + cols, len(text))):
-                face = _GREY if t == 0 else cmap(norm(max(float(logp[t - 1]), vmin)))
-                x = left + (t - start) * cw
-                ax.add_patch(Rectangle((x, y), cw, ch, facecolor=face, edgecolor=style.EDGE, linewidth=0.5))
-                if text[t] != " ":
-                    ax.text(x + cw / 2, y + ch / 2, text[t], ha="center", va="center",
-                            fontsize=style.FS_CHAR, color=style.ink_on(face))
-        y = top - lines * (ch + gap)
-    bar_w = min(2.6, cols * cw - 0.6)
-    cax = fig.add_axes((left / fig_w, 0.3 / fig_h, bar_w / fig_w, 0.14 / fig_h))
-    bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), cax=cax, orientation="horizontal")
-    bar.ax.tick_params(labelsize=style.FS_NUMBER)
-    ax.text(left + bar_w + 0.1, 0.37, "logp", ha="left", va="center", fontsize=style.FS_LABEL, color=style.INK)
-    if title:
-        fig.suptitle(title, x=0.02, y=1 - 0.05 / fig_h, ha="left", va="top", fontsize=style.FS_FIGTITLE)
-    return fig
+        checked.append((args.label("a key of rows", label, max_len=24), text, logp.detach().float().cpu().tolist()))
+    cmap, norm = plt.get_cmap(style.SEQUENTIAL), plt.Normalize(vmin=vmin, vmax=0.0)
+    cols = _line_length(max(len(t) for _, t, _ in checked), style.text_width("48", style.FS_LABEL))
+    panels = [[_wrapped(label, [c if c != " " else "" for c in text],
+                        [_GREY] + [cmap(norm(max(v, vmin))) for v in logp], label, cols)]
+              for label, text, logp in checked]
+    ticks = [vmin * k / 5 for k in range(5, -1, -1)]
+    scale = text_panel("logp", [[f"{v + 0.0:g}" for v in ticks]], [[cmap(norm(v)) for v in ticks]], "logp",
+                       col_numbers=False)
+    return render(panels + [[scale]], title)
 
 
 @styled
-def draw_token_mask(
-    tokens: Sequence[str],
-    state: torch.Tensor,
-    legend: Sequence[str],
-    *,
-    row_label: str = "b",
-    title: str | None = None,
-) -> Figure:
+def draw_token_mask(tokens: Sequence[str], state: torch.Tensor, legend: Sequence[str], *,
+                    row_label: str = "b", title: str | None = None) -> Figure:
     """A batch of token rows, each cell coloured by its state (e.g. 0 padding, 1 prompt, 2 scored).
 
     ``tokens`` holds one string per row (one character per cell; padding cells may hold any
     character, they are drawn empty); ``state`` is an integer tensor ``(rows, columns)`` with
-    values ``0 .. len(legend) - 1``; ``legend`` names the states (1 to 3 of them). At most 8
-    rows of 40 columns.
+    values ``0 .. len(legend) - 1``; ``legend`` names the states (1 to 3 of them), written under
+    the rows beside a cell of each colour. At most 8 rows of 40 columns; a row longer than a line
+    of the figure wraps, each line named by the position of its first cell.
+
+    Introduced in Chapter 2.
     """
     args.tensor("state", state, ndim=2, kind="int")
     assert not isinstance(tokens, str) and not isinstance(legend, str), "tokens, legend: lists of str"
@@ -198,30 +147,112 @@ def draw_token_mask(
         raise ValueError(f"draw_token_mask: state values must lie in [0, {len(legend)}) for legend {list(legend)!r}.")
     if L > 40 or B > 8:
         raise ValueError(f"draw_token_mask: at most 8 rows of 40 cells fit in a picture; got {B} x {L}.")
-    faces = [_GREY, _BLUE, _ORANGE][: len(legend)]
-    height = 0.36 * (B + 0.6) + 0.55 + (0.4 if title else 0.1)
-    cw = min(0.28, (style.MAX_WIDTH - 1.2) / L)  # inches per cell
-    fig = _figure(cw * L + 1.2, height)
-    ax = fig.add_axes((0.6 / fig.get_figwidth(), 0.55 / height, cw * L / fig.get_figwidth(),
-                       0.36 * (B + 0.6) / height))
-    st = state.cpu()
+    st = state.cpu().tolist()
+    cols = _line_length(L, style.text_width(str(L - 1), style.FS_LABEL))
+    panels = [[_wrapped(f"{row_label}{b}", ["" if s == 0 or c == " " else c for c, s in zip(tokens[b], st[b])],
+                        [style.STATE_FACES[s] for s in st[b]], f"{row_label}={b}", cols)] for b in range(B)]
+    keys = [[("  ", style.STATE_FACES[s]), (f" {name}  ", None)] for s, name in enumerate(legend)]
+    one_line = [seg for key in keys for seg in key]
+    fits = style.text_width("".join(t for t, _ in one_line), style.FS_VALUE) + 0.3 < style.MAX_WIDTH - 2 * MARGIN
+    return render(panels, title, note=[one_line] if fits else keys)
+
+
+@styled
+def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = False,
+                 title: str | None = None) -> Figure:
+    """A padded batch lined up for scoring: which logits position scores which label, and the mask.
+
+    ``tokens`` holds one string per row, one character per token (padding positions hold any
+    character, e.g. ``_``); ``mask`` is the attention mask, ``(rows, L)``, 1 for a real token and
+    0 for padding. For each row ``b`` five lines of cells share the columns ``t``:
+
+    - ``ids`` -- the tokens (padding on grey);
+    - ``mask`` -- 1 / 0;
+    - ``logits[:, :-1]`` -- the positions that score a label (the last one scores nothing);
+    - ``ids[:, 1:]`` -- the label each position is scored against: the next token, shifted left
+      by one (orange where it counts, grey where ``mask[:, 1:]`` drops it);
+    - ``mask[:, 1:]`` -- the label mask, shifted with the labels.
+
+    A label that ``mask[:, 1:]`` counts although its logits position is padding (the first real
+    token of a left-padded row) is outlined in red: a score read off a padding position.
+
+    Args:
+        tokens: 1 to 4 strings of the same length L, 2 <= L <= 12.
+        mask: integer or bool tensor ``(len(tokens), L)`` of 0 and 1.
+        left: the rows are left-padded (zeros, then ones) rather than right-padded (ones, then
+            zeros); a mask of the other form raises.
+        title: optional text above the picture (code and numbers only: no CJK).
+
+    Introduced in Chapter 2.
+    """
+    assert not isinstance(tokens, str), "tokens: a list of str, one per row"
+    tokens = [args.label(f"tokens[{b}]", t, max_len=12) for b, t in enumerate(tokens)]
+    mask = args.tensor("mask", mask, ndim=2)
+    args.label("title", title, optional=True)
+    B, L = mask.shape
+    if not 1 <= B <= 4 or not 2 <= L <= 12 or len(tokens) != B or any(len(t) != L for t in tokens):
+        raise ValueError(f"draw_padding: tokens must be 1 to 4 strings of one length L (2 to 12), one per row of "
+                         f"mask; got lengths {[len(t) for t in tokens]} for mask of shape {tuple(mask.shape)}.")
+    m = mask.detach().cpu().to(torch.int64)
+    if not bool(((m == 0) | (m == 1)).all()):
+        raise ValueError("draw_padding: mask must hold only 0 (padding) and 1 (a real token).")
     for b in range(B):
-        y = B - 1 - b
-        ax.text(-0.3, y + 0.5, f"{row_label}={b}", ha="right", va="center", fontsize=style.FS_NUMBER, color=style.MUTED)
-        for t in range(L):
-            s = int(st[b, t])
-            c = tokens[b][t]
-            _box(ax, t, y, "" if s == 0 or c == " " else c, faces[s], lw=0.5,
-                 size=min(style.FS_LABEL, cw * 72 / style.EM * 0.9))
-    step = 1 if style.text_width(str(L - 1), style.FS_TAG) + 0.03 < cw else 5  # numbers that do not touch
-    for t in range(0, L, step):
-        ax.text(t + 0.5, B + 0.3, str(t), ha="center", va="center", fontsize=style.FS_TAG, color=style.MUTED)
-    ax.set_xlim(0, L)
-    ax.set_ylim(0, B + 0.6)
-    ax.axis("off")
-    handles = [Rectangle((0, 0), 1, 1, facecolor=f, edgecolor=style.EDGE, linewidth=0.5) for f in faces]
-    fig.legend(handles, list(legend), loc="lower left", ncol=len(legend), frameon=False,
-               prop={"family": style.FONT, "size": style.FS_LABEL}, bbox_to_anchor=(0.6 / fig.get_figwidth(), 0.0))
-    if title:
-        fig.suptitle(title, x=0.02, y=1 - 0.08 / height, ha="left", va="top", fontsize=style.FS_FIGTITLE)
-    return fig
+        row = m[b].tolist()
+        if row != sorted(row, reverse=not left):
+            side, form = ("left", "zeros, then ones") if left else ("right", "ones, then zeros")
+            raise ValueError(f"draw_padding: mask[{b}] = {row} is not {side}-padded ({form}); "
+                             f"pass left={not left} if its padding is on the {'right' if left else 'left'}.")
+    pad = style.STATE_FACES[0]
+    panels = []
+    for b in range(B):
+        ids, mk = tokens[b], m[b].tolist()
+        counted = [mk[t + 1] == 1 for t in range(L - 1)]
+        texts = [list(ids), [str(v) for v in mk], [""] * (L - 1) + ["x"], list(ids[1:]) + [""],
+                 [str(v) for v in mk[1:]] + [""]]
+        faces = [[style.PAPER if v else pad for v in mk], [style.PAPER if v else pad for v in mk],
+                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE],
+                 [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE]]
+        wrong = [[False] * L for _ in range(5)]
+        for t in range(L - 1):
+            wrong[3][t] = counted[t] and mk[t] == 0  # scored from a padding position
+        panels.append([text_panel(f"b{b}", texts, faces, f"b={b}", mark=wrong, cell_w=0.3,
+                                  row_names=("ids", "mask", "logits[:, :-1]", "ids[:, 1:]", "mask[:, 1:]"))])
+    return render(panels, title)
+
+
+@styled
+def draw_token_logprobs_3d(logp: torch.Tensor, tokens: torch.Tensor, *, title: str | None = None) -> Figure:
+    """The (B, L, V) case of per-token log-probs: per batch row, the (L, V) slab and its picks.
+
+    ``logp`` is ``(B, L, V)`` (log-probs of every vocabulary entry at every position) and
+    ``tokens`` is ``(B, L)``, the token id scored at each position. Each batch row ``b`` is one
+    grid ``logp[b]`` (rows: positions ``t``, columns: vocabulary ids); the cell each position
+    picks, ``logp[b, t, tokens[b, t]]``, is outlined and coloured, and ``tokens`` and
+    ``out = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)``, ``(B, L)``, follow with the
+    same colours. Sizes: B <= 4, L <= 8, V <= 10.
+
+    Introduced in Chapter 2.
+    """
+    logp = args.tensor("logp", logp, ndim=3, kind="float")
+    tokens = args.tensor("tokens", tokens, ndim=2, kind="int")
+    args.label("title", title, optional=True)
+    B, L, V = logp.shape
+    if tuple(tokens.shape) != (B, L):
+        raise ValueError(f"tokens must have shape (B, L) = {(B, L)}, one token id per position of logp "
+                         f"(shape {tuple(logp.shape)}); got {tuple(tokens.shape)}.")
+    ids = tokens.detach().cpu().to(torch.int64)
+    if ids.numel() and not (0 <= int(ids.min()) and int(ids.max()) < V):
+        raise ValueError(f"tokens must lie in 0 .. {V - 1} (logp has V = {V} entries per position); "
+                         f"got values {int(ids.min())} .. {int(ids.max())}.")
+    if B > 4:
+        raise ValueError(f"logp has B = {B} rows, too many for a picture: draw logp[:4] and tokens[:4].")
+    x = logp.detach().cpu()
+    input_ids, index_ids = link_ids((B, L, V), 2, ids.unsqueeze(-1))
+    out = torch.gather(x, 2, ids.unsqueeze(-1)).squeeze(-1)
+    tagged = int(input_ids.max(initial=-1)) >= len(style.PALETTE)
+    rows = [[panel(f"logp[{b}]", x[b], f"logp[{b}]  (L, V) = {(L, V)}", ids=input_ids[b], mark=input_ids[b] >= 0,
+                   mark_color=style.PICK, tagged=tagged)] for b in range(B)]
+    rows.append([panel("tokens", ids, shape_title("tokens", ids), ids=index_ids[..., 0], tagged=tagged),
+                 panel("out", out, "out = logp.gather(-1, tokens.unsqueeze(-1))\n      .squeeze(-1)"
+                       f"  {(B, L)}", ids=index_ids[..., 0], tagged=tagged)])
+    return render(rows, title)

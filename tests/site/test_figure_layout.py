@@ -4,9 +4,10 @@ At 390 x 844 (scale 3, a phone) and 1366 x 900 (a desktop), on every chapter pag
 editions, each figure image (a cell output's <img>):
 - lies wholly within the screen (its rendered box, not the page's), and no ancestor scrolls
   sideways to hide part of it;
-- has its text at a readable size, computed from the figure's own font sizes
-  (gatherbook.figures.style) and the scale the page draws the image at: cell values >= 9 CSS px
-  on the phone, every text >= 10 CSS px on the desktop;
+- has its text at a readable size: the figure's own smallest text and smallest cell value, in
+  points, which gb.setup's figure format stores in each PNG (gatherbook.figures.style.text_sizes),
+  times the scale the page draws the image at: cell values >= 9 CSS px on the phone, every text
+  >= 10 CSS px on the desktop;
 - carries at least 2 image pixels per CSS pixel.
 The tests cannot pass vacuously: each edition must show figures, and the measured images must
 have loaded (natural width > 0).
@@ -16,7 +17,10 @@ have loaded (natural width > 0).
 """
 from __future__ import annotations
 
+import base64
 import sys
+import urllib.request
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -40,10 +44,38 @@ _MEASURE = """() => [...document.querySelectorAll('.bd-content div.cell_output i
       scroller = e.className || e.tagName; break;
     }
   }
-  return {src: img.getAttribute('src'), left: r.left, right: r.right, width: r.width,
+  return {src: img.getAttribute('src'), url: img.currentSrc || img.src, left: r.left, right: r.right, width: r.width,
           natural: img.naturalWidth, own: parseFloat(img.style.width) || parseFloat(img.getAttribute('width')) || img.naturalWidth,
           screen: document.documentElement.clientWidth, scroller};
 })"""
+
+
+def png_text(data: bytes) -> dict[str, str]:
+    """The tEXt entries of a PNG file."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    found, at = {}, 8
+    while at < len(data):
+        n, kind = int.from_bytes(data[at:at + 4], "big"), data[at + 4:at + 8]
+        if kind == b"tEXt":
+            key, _, value = data[at + 8:at + 8 + n].partition(b"\0")
+            found[key.decode("latin-1")] = value.decode("latin-1")
+        if kind == b"IEND":
+            break
+        at += 12 + n
+    return found
+
+
+@lru_cache(maxsize=None)
+def text_points(url: str) -> tuple[float, float]:
+    """(smallest text, smallest cell value) in points, as the figure's PNG stores them."""
+    if url.startswith("data:"):
+        data = base64.b64decode(url.split(",", 1)[1])
+    else:
+        with urllib.request.urlopen(url) as r:
+            data = r.read()
+    text = png_text(data)
+    assert style.TEXT_PT_KEY in text, f"{url[:80]}: no text sizes stored (not drawn after gb.setup?)"
+    return float(text[style.TEXT_PT_KEY]), float(text[style.VALUE_PT_KEY])
 
 
 def measure(browser, base_url: str, pages: list[str], viewport: str) -> dict[str, list[dict]]:
@@ -59,8 +91,9 @@ def measure(browser, base_url: str, pages: list[str], viewport: str) -> dict[str
             figs = page.evaluate(_MEASURE)
             for f in figs:
                 scale = f["width"] / f["own"]
-                f["value_px"] = style.FS_VALUE * PX_PER_PT * scale
-                f["min_px"] = style.FS_MIN * PX_PER_PT * scale
+                text_pt, value_pt = text_points(f["url"])
+                f["value_px"] = value_pt * PX_PER_PT * scale
+                f["min_px"] = text_pt * PX_PER_PT * scale
                 f["density"] = f["natural"] / f["width"] if f["width"] else 0.0
                 f["whole"] = f["left"] >= -0.5 and f["right"] <= f["screen"] + 0.5 and not f["scroller"]
             found[p] = figs
@@ -116,12 +149,9 @@ if __name__ == "__main__":  # the table of the closing note
         b = pw.chromium.launch(executable_path=sh.chromium_path(), args=sh.CHROMIUM_ARGS)
         rows = {v: measure(b, url, chapter_pages(site), v) for v in VIEWPORTS}
         b.close()
-    print("| page | figures | whole at 390 px | smallest value px at 390 | smallest text px at 1366 | density |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| page | figure | whole at 390 px | value px at 390 | text px at 390 | text px at 1366 | density |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for p, phone in rows["phone"].items():
-        desk = rows["desktop"][p]
-        if not phone:
-            continue
-        print(f"| {p} | {len(phone)} | {sum(f['whole'] for f in phone)} "
-              f"| {min(f['value_px'] for f in phone):.1f} | {min(f['min_px'] for f in desk):.1f} "
-              f"| {min(f['density'] for f in phone + desk):.1f} |")
+        for k, (f, d) in enumerate(zip(phone, rows["desktop"][p]), 1):
+            print(f"| {p} | {k} | {f['whole']} | {f['value_px']:.1f} | {f['min_px']:.1f} | {d['min_px']:.1f} "
+                  f"| {min(f['density'], d['density']):.1f} |")

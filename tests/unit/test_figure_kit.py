@@ -29,6 +29,14 @@ CALLS = {
                                                    torch.zeros(2, 3, 1, dtype=torch.long)),
     "draw_gather tagged": lambda: figures.draw_gather(torch.arange(40).reshape(4, 10), 1,
                                                       torch.arange(40).reshape(4, 10) % 10),
+    "draw_gather explain": lambda: figures.draw_gather(torch.arange(24).reshape(2, 3, 4), 1,
+                                                       torch.tensor([[[2, 0, 1, 1]], [[0, 0, 2, 1]]]),
+                                                       explain=(1, 0, 2)),
+    "draw_index_shapes": lambda: figures.draw_index_shapes((3, 4), 1),
+    "draw_padding": lambda: figures.draw_padding(["__abcde", "abcdefg"], torch.tensor([[0, 0, 1, 1, 1, 1, 1], [1] * 7]),
+                                                 left=True),
+    "draw_token_logprobs_3d": lambda: figures.draw_token_logprobs_3d(-torch.rand(2, 4, 6) * 5,
+                                                                     torch.tensor([[1, 4, 0, 5], [2, 2, 3, 0]])),
     "draw_tensors": lambda: figures.draw_tensors({"expected": X, "got": X + 1}, mark={"got": X > 3}),
     "draw_scatter": lambda: figures.draw_scatter(torch.zeros(3, 4), 1, I, torch.ones(3, 2), reduce="add"),
     "draw_scatter mean": lambda: figures.draw_scatter(torch.zeros(4), 0, torch.tensor([0, 0, 2]),
@@ -43,6 +51,11 @@ CALLS = {
         {"model": ("Alice was beginning to get very tired, sitting b", -torch.rand(47) * 8)}),
     "draw_token_mask": lambda: figures.draw_token_mask(["ab ", "cd "], torch.tensor([[1, 2, 2], [1, 2, 0]]),
                                                        ["pad", "prompt", "done"]),
+    # Fig 2.4's arguments: 33 columns, which once drew letters at 8 CSS px on a phone
+    "draw_token_mask long": lambda: figures.draw_token_mask(
+        ["h dear! Oh dear! I shall be late!", "n another moment down went Alice "],
+        torch.tensor([[1] * 17 + [2] * 16, [1] * 17 + [2] * 15 + [0]]),
+        ["~in_text", "in_text & ~is_scored", "is_scored"], title="targets = labels[:, 1:]"),
     "draw_patches": lambda: figures.draw_patches({"x[0]": torch.rand(16, 12)}, (4, 4), labels={"x[0]": torch.arange(16)}),
     "draw_patch_rows": lambda: figures.draw_patch_rows({"kept[0]": torch.rand(5, 12)}),
     "draw_images": lambda: figures.draw_images({"img": torch.rand(8, 8, 3)}, patch=4),
@@ -66,15 +79,30 @@ def test_every_figure_fits_a_phone_and_keeps_its_text_readable(name):
     fig = CALLS[name]()
     width, _ = fig.get_size_inches()
     assert width <= style.MAX_WIDTH + 1e-9, f"{name}: {width} in wide"
-    fig.canvas.draw()
-    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
-    assert sizes, f"{name}: no text at all"
-    assert min(sizes) >= style.FS_MIN, f"{name}: text at {min(sizes)} pt"
+    sizes = style.text_sizes(fig)
+    text_pt, value_pt = float(sizes[style.TEXT_PT_KEY]), float(sizes[style.VALUE_PT_KEY])
+    assert text_pt >= style.FS_MIN, f"{name}: text at {text_pt} pt"
+    # a 390 px phone's 343 px column shows the figure (plus Jupyter's 0.1 in crop padding a side)
+    # at this scale; the cell values must stay at 9 CSS px, as tests/site/test_figure_layout.py
+    # measures in the browser
+    phone = min(1.0, 343 / ((width + 0.2) * style.DPI))
+    assert value_pt * style.DPI / 72 * phone >= 9, f"{name}: values at {value_pt} pt, {phone:.2f} of full size"
     assert fig.get_facecolor()[:3] == (1.0, 1.0, 1.0)
 
 
+def test_text_sizes_are_the_smallest_text_and_value_and_travel_in_the_png():
+    import io
+
+    fig = figures.draw_gather(X, 1, I)
+    sizes = style.text_sizes(fig)
+    assert sizes == {style.TEXT_PT_KEY: f"{style.FS_NUMBER:g}", style.VALUE_PT_KEY: f"{style.FS_VALUE:g}"}
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata=sizes)
+    assert f"{style.VALUE_PT_KEY}\0{style.FS_VALUE:g}".encode() in buffer.getvalue()
+
+
 def test_every_public_name_is_in_the_kit():
-    public = {"draw_gather", "draw_tensors", "draw_scatter", "draw_shift", "draw_char_logprobs",
+    public = {"draw_gather", "draw_index_shapes", "draw_padding", "draw_token_logprobs_3d", "draw_tensors", "draw_scatter", "draw_shift", "draw_char_logprobs",
               "draw_token_mask", "draw_q_picks", "draw_grid_policy", "draw_patches", "draw_patch_rows",
               "draw_images", "draw_peaks", "draw_errors", "draw_curves", "draw_ratios"}
     assert public <= set(figures.__all__)
@@ -98,6 +126,96 @@ def test_draw_gather_states_the_rule_it_breaks():
         figures.draw_gather(X, 1, torch.zeros(4, 1, dtype=torch.long))
     with pytest.raises(ValueError, match="A bool mask is not an index"):
         figures.draw_gather(X, 1, X > 3)
+
+
+def _marked(fig) -> set[str]:
+    return {a.get_gid()[len("mark:"):] for a in fig.findobj(matplotlib.patches.Rectangle)
+            if (a.get_gid() or "").startswith("mark:")}
+
+
+def _texts(fig, gid: str) -> list[str]:
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_gid() == gid]
+
+
+@pytest.mark.parametrize("dim, pos, read, line", [
+    (1, (2, 1), "input[2,3]", "out[2][1] = input[2][index[2][1]] = input[2][3]"),
+    (0, (0, 1), "input[2,1]", "out[0][1] = input[index[0][1]][1] = input[2][1]"),
+])
+def test_explain_marks_the_three_cells_and_writes_the_replaced_coordinate(dim, pos, read, line):
+    index = torch.tensor([[0, 2], [1, 1], [3, 3]]) if dim == 1 else torch.tensor([[1, 2]])
+    fig = figures.draw_gather(X, dim, index, explain=pos)
+    at = ",".join(map(str, pos))
+    assert _marked(fig) == {read, f"index[{at}]", f"out[{at}]"}
+    segments = [t for t in fig.texts + fig.artists if isinstance(t, matplotlib.text.Text) and t.get_gid() == "value"]
+    assert "".join(t.get_text() for t in segments) == line
+    boxed = [t.get_text() for t in segments if t.get_bbox_patch() is not None]
+    assert boxed == [f"index[{pos[0]}][{pos[1]}]", read[-2] if dim else read[-4]]
+
+
+def test_explain_names_the_position_it_needs():
+    with pytest.raises(ValueError, match=r"explain must be a position of index, a tuple of 2 int\(s\) such as \(0, 0\)"):
+        figures.draw_gather(X, 1, I, explain=(1,))
+    with pytest.raises(ValueError, match=r"explain=\(3, 0\) lies outside index, of shape \(3, 2\)"):
+        figures.draw_gather(X, 1, I, explain=(3, 0))
+    with pytest.raises(TypeError, match=r"explain\[1\] must be an int"):
+        figures.draw_gather(X, 1, I, explain=(1, 0.5))
+
+
+def test_index_shape_verdicts_are_what_torch_gather_does():
+    shapes = [(3, 1), (3, 9), (2, 4), (4, 1), (3,)]
+    texts = _texts(figures.draw_index_shapes((3, 4), 1, shapes=shapes), "value")
+    table = [texts[k::len(shapes)][:4] for k in range(len(shapes))]
+    rows = {tuple(texts[k] for k in range(i, len(texts), len(shapes))) for i in range(len(shapes))}
+    assert ("(3, 1)", "(3, 1)", "fine", "") in rows
+    assert ("(3, 9)", "(3, 9)", "fine", "size(1): 9 > 4 ok") in rows
+    assert ("(2, 4)", "(2, 4)", "silent", "reads input[:2, :]") in rows
+    assert ("(4, 1)", "-", "error", "size(0): 4 > 3") in rows
+    assert ("(3,)", "-", "error", "ndim 1 != 2") in rows
+    assert len(table) == len(shapes)
+    for verdict, face in style.VERDICT_FACES.items():  # the words read on their colours
+        assert style.contrast_ratio(style.ink_on(face), face) >= 4.5, verdict
+
+
+def test_index_shapes_refuses_what_it_cannot_draw():
+    with pytest.raises(ValueError, match=r"input_shape must be a tuple of 1 to 3 sizes"):
+        figures.draw_index_shapes([3, 4], 1)
+    with pytest.raises(ValueError, match=r"dim=2 is out of range for input_shape \(3, 4\)"):
+        figures.draw_index_shapes((3, 4), 2)
+    with pytest.raises(ValueError, match=r"shapes\[0\] must be a tuple of sizes"):
+        figures.draw_index_shapes((3, 4), 1, shapes=[[3, 1]])
+
+
+def test_padding_lines_labels_under_the_positions_that_score_them():
+    mask = torch.tensor([[0, 0, 1, 1, 1]])
+    fig = figures.draw_padding(["__abc"], mask, left=True)
+    values = _texts(fig, "value")
+    rows = [values[k * 5:(k + 1) * 5] for k in range(5)]
+    assert rows[0] == list("__abc") and rows[3] == list("_abc") + [""]
+    assert rows[4] == ["0", "1", "1", "1", ""]
+    assert _marked(fig) == {"b0[3,1]"}, "the first real token, scored from a padding position"
+    assert _marked(figures.draw_padding(["abc__"], mask.flip(1))) == set()
+
+
+def test_padding_says_which_side_its_mask_pads():
+    with pytest.raises(ValueError, match=r"mask\[0\] = \[0, 1, 1\] is not right-padded .*pass left=True"):
+        figures.draw_padding(["_ab"], torch.tensor([[0, 1, 1]]))
+    with pytest.raises(ValueError, match="one length L"):
+        figures.draw_padding(["ab", "abc"], torch.ones(2, 2))
+    with pytest.raises(ValueError, match="only 0"):
+        figures.draw_padding(["ab"], torch.tensor([[1, 2]]))
+
+
+def test_token_logprobs_3d_picks_one_cell_per_position():
+    logp = -torch.rand(2, 3, 5)
+    tokens = torch.tensor([[4, 0, 2], [1, 1, 3]])
+    fig = figures.draw_token_logprobs_3d(logp, tokens)
+    assert _marked(fig) == {f"logp[{b}][{t},{int(tokens[b, t])}]" for b in range(2) for t in range(3)}
+    out = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+    assert _texts(fig, "value")[-6:] == [f"{v:.2f}" for v in out.reshape(-1).tolist()]
+    with pytest.raises(ValueError, match=r"tokens must have shape \(B, L\) = \(2, 3\)"):
+        figures.draw_token_logprobs_3d(logp, tokens[:, :2])
+    with pytest.raises(ValueError, match=r"tokens must lie in 0 \.\. 4"):
+        figures.draw_token_logprobs_3d(logp, tokens + 1)
 
 
 def test_the_argument_vocabulary_speaks_one_way():
@@ -162,3 +280,15 @@ def test_style_colour_maps_are_colour_blind_safe_and_inks_read():
     assert style.FS_VALUE * style.DPI / 72 * 343 / ((style.MAX_WIDTH + 0.2) * style.DPI) >= 9
     # a 741 px desktop column shows every figure whole: no text below 10 CSS px
     assert style.MAX_WIDTH * style.DPI <= 741 and style.FS_MIN * style.DPI / 72 >= 10
+
+
+def test_each_public_drawing_function_names_its_chapter_in_its_source():
+    package = pathlib.Path(figures.__file__).parent
+    docs = {node.name: ast.get_docstring(node) or "" for p in package.glob("*.py")
+            for node in ast.walk(ast.parse(p.read_text(encoding="utf8"))) if isinstance(node, ast.FunctionDef)}
+    drawing = [n for n in figures.__all__ if n.startswith("draw_")] + ["bars", "lines", "draw_routing"]
+    missing = [n for n in drawing if "Introduced in " not in docs[n]]
+    assert not missing, f"no 'Introduced in ...' in the docstrings of {missing}"
+    for name in drawing:
+        if name in gatherbook.__all__:
+            assert f"Introduced in Chapter {gatherbook.chapter_of(name)}." in docs[name], name
