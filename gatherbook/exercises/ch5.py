@@ -1,10 +1,7 @@
-"""Chapter 5 exercises: scatter, gather read backwards.
-
-One-hot targets, a histogram per row, a k-means update (a segment mean that must not count the
-old centroid), undoing MAE's shuffle, putting processed patches back (un-pruning), and the
-gradient of a gather written as a scatter-add. Every exercise has duplicate indices where they
-make a mistake visible (histogram, k-means, gradient), a batch of one, and sizes that differ
-from one another so that an answer along the wrong dimension cannot pass by accident.
+"""Chapter 5 exercises, easy to hard: one-hot targets, a histogram per row, un-pruning patches,
+undoing MAE's shuffle, the gradient of a gather (a scatter-add), a k-means update (a segment mean
+that must not count the old centroid) and a bug to find (a segment max that counts the canvas's
+zeros). Duplicate indices where they show a mistake, a batch of one, sizes that differ.
 """
 from __future__ import annotations
 
@@ -12,25 +9,19 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import I64, between, distinct, expanded, f, floats, perms, t
+from gatherbook.exercises.cases import I64, between, coded, distinct, expanded, f, floats, ints, perms, t
 
 
-
-# --------------------------------------------------------------------------------------------
 # 1. one-hot targets
 
 def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """One-hot targets: ``out[i][labels[i]] = 1``, every other entry 0.
-
-    logits: (N, C) float (only its shape, dtype and device matter);
-    labels: (N,) int64 in [0, C). Returns (N, C) with logits' dtype.
-    """
+    """``out[i][labels[i]] = 1``, else 0: (N, C) with logits' dtype; labels: (N,) int64 in [0, C)."""
     return torch.zeros_like(logits).scatter_(1, labels.unsqueeze(1), 1.0)
 
 
 def _one_hot_random(g: torch.Generator):
     N, C = distinct(g, 1, 7)
-    return floats(g, N, C), torch.randint(0, C, (N,), generator=g)
+    return floats(g, N, C), ints(g, C, N)
 
 
 ONE_HOT = Exercise(
@@ -73,16 +64,11 @@ ONE_HOT = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 2. a histogram per row
 
 def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
-    """Counts per row: ``out[b][k]`` = how many values of row b fall in bin k.
-
-    x: (B, N) float in [0, 1); edges: (bins + 1,) float, made by
-    ``torch.linspace(0, 1, bins + 1)``. A value v falls in bin ``floor(v * bins)``.
-    Returns (B, bins) int64.
-    """
+    """``out[b][k]``: how many values of row b fall in bin k = ``floor(v * bins)``. x: (B, N) in
+    [0, 1); edges: ``torch.linspace(0, 1, bins + 1)``. Returns (B, bins) int64."""
     bins = edges.numel() - 1
     b = (x * bins).long()
     return torch.zeros(x.shape[0], bins, dtype=I64, device=x.device).scatter_add_(1, b, torch.ones_like(b))
@@ -93,13 +79,11 @@ def _edges(bins: int) -> torch.Tensor:
 
 
 def _histogram_random(g: torch.Generator):
-    B, N = distinct(g, 1, 8)
-    bins = between(g, 1, 6)
-    return torch.randint(0, 1000, (B, N), generator=g).float() / 1000, _edges(bins)
+    (B, N), bins = distinct(g, 1, 8), between(g, 1, 6)
+    return ints(g, 1000, B, N).float() / 1000, _edges(bins)
 
 
-def _counts(x, edges):
-    """Zeros of the answer's shape and dtype, (B, bins) int64."""
+def _counts(x, edges):  # zeros of the answer's shape and dtype, (B, bins) int64
     return torch.zeros(x.shape[0], edges.numel() - 1, dtype=I64, device=x.device)
 
 
@@ -129,12 +113,10 @@ HISTOGRAM = Exercise(
         Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1),
                 en="`scatter_` (like `counts[rows, b] += 1`) writes the same 1 again for every repeat, so each bin is 0 or 1: `scatter_add_` sums the ones.",
                 zh="`scatter_`（和 `counts[rows, b] += 1` 一样）对每次重复都再写一次同一个 1，所以每个箱只能是 0 或 1：应该用 `scatter_add_` 把它们相加。"),
-        Mistake("float_index", lambda x, e: _counts(x, e).scatter_add_(
-            1, (x * (e.numel() - 1)).floor(), torch.ones_like(x, dtype=I64)),
+        Mistake("float_index", lambda x, e: _counts(x, e).scatter_add_(1, (x * (e.numel() - 1)).floor(), torch.ones_like(x, dtype=I64)),
                 en="`floor()` keeps the float dtype, and scatter needs an int64 index: use `.long()` (the same as floor for values >= 0).",
                 zh="`floor()` 不改变浮点 dtype，而 scatter 需要 int64 索引：改用 `.long()`（对 >= 0 的值与 floor 相同）。"),
-        Mistake("float_counts", lambda x, e: torch.zeros(
-            x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x)),
+        Mistake("float_counts", lambda x, e: torch.zeros(x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x)),
                 en="the counts are float: `torch.zeros(B, bins)` and `torch.ones_like(x)` are float32. Count in int64: zeros with `dtype=torch.long` and `torch.ones_like(b)` of the int64 bin numbers.",
                 zh="计数成了浮点数：`torch.zeros(B, bins)` 和 `torch.ones_like(x)` 都是 float32。请用 int64 计数：全零张量用 `dtype=torch.long` 创建，累加的 1 用 `torch.ones_like(b)`（`b` 是 int64 的箱号）。"),
         Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1),
@@ -147,32 +129,22 @@ HISTOGRAM = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 3. k-means update: a segment mean
 
 def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> torch.Tensor:
-    """Each centroid becomes the mean of its points; one without points is kept.
-
-    x: (N, D) float points; assign: (N,) int64 in [0, G);
-    centroids: (G, D) float, not modified. Returns (G, D) float.
-    """
+    """Each centroid becomes the mean of its points; one without points is kept. x: (N, D);
+    assign: (N,) int64 in [0, G); centroids: (G, D), not modified. Returns (G, D)."""
     idx = assign.unsqueeze(1).expand(-1, x.shape[1])
     return centroids.scatter_reduce(0, idx, x, "mean", include_self=False)
 
 
 def _recenter_random(g: torch.Generator):
-    N, D = distinct(g, 1, 8)
-    G = between(g, 1, 5)
-    return floats(g, N, D), torch.randint(0, G, (N,), generator=g), floats(g, G, D)
+    (N, D), G = distinct(g, 1, 8), between(g, 1, 5)
+    return floats(g, N, D), ints(g, G, N), floats(g, G, D)
 
 
-def _rows(assign, x):
-    """(N,) -> (N, D): each point's cluster, repeated for every feature."""
+def _rows(assign, x):  # (N,) -> (N, D): each point's segment, repeated for every feature
     return assign.unsqueeze(1).expand(-1, x.shape[1])
-
-
-def _segment_sum(x, assign, centroids):
-    return torch.zeros_like(centroids).index_add_(0, assign, x)
 
 
 RECENTER = Exercise(
@@ -200,11 +172,10 @@ RECENTER = Exercise(
         Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, _rows(a, x), x, "mean"),
                 en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
                 zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
-        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(
-            0, _rows(a, x), x, "mean", include_self=False),
+        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, _rows(a, x), x, "mean", include_self=False),
                 en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
                 zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
-        Mistake("sum_not_mean", _segment_sum,
+        Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x),
                 en="this is the sum of each cluster's points; divide by their number (or use reduce=\"mean\").",
                 zh="这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。"),
     ],
@@ -216,29 +187,18 @@ RECENTER = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 4. the inverse of a gather: undo MAE's shuffle
 
 def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor:
-    """Undo ``shuffled = x.gather(1, ids_shuffle[..., None].expand(-1, -1, D))``.
-
-    shuffled: (B, N, D); ids_shuffle: (B, N) int64, each row a permutation of 0..N-1.
-    Returns x, (B, N, D), with shuffled's dtype.
-    """
+    """Undo ``shuffled = x.gather(1, ids_shuffle[..., None].expand(-1, -1, D))``: (B, N, D), with
+    ids_shuffle (B, N) int64, each row a permutation of 0..N-1. Returns x."""
     idx = expanded(ids_shuffle, shuffled.shape[-1])
     return torch.zeros_like(shuffled).scatter(1, idx, shuffled)
 
 
 def _unshuffle_random(g: torch.Generator):
-    B, N = distinct(g, 1, 6)
-    D = between(g, 1, 4)
+    (B, N), D = distinct(g, 1, 6), between(g, 1, 4)
     return floats(g, B, N, D), perms(g, B, N)
-
-
-def _coded3(B: int, N: int, D: int) -> torch.Tensor:
-    """``x[b][n][d] = 100*b + 10*n + d``: a value tells where it sits."""
-    b, n, d = torch.meshgrid(torch.arange(B), torch.arange(N), torch.arange(D), indexing="ij")
-    return (100 * b + 10 * n + d).to(I64)
 
 
 UNSHUFFLE = Exercise(
@@ -247,10 +207,10 @@ UNSHUFFLE = Exercise(
     args=("shuffled", "ids_shuffle"),
     reference=unshuffle,
     edge_cases=[
-        (_coded3(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
-        (_coded3(1, 3, 2), t([[1, 2, 0]])),                    # B == 1, a 3-cycle
-        (_coded3(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),       # D == 1
-        (_coded3(2, 5, 2).float(), t([[4, 2, 0, 1, 3], [0, 1, 2, 3, 4]])),
+        (coded(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
+        (coded(1, 3, 2), t([[1, 2, 0]])),                    # B == 1, a 3-cycle
+        (coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),       # D == 1
+        (coded(2, 5, 2).float(), t([[4, 2, 0, 1, 3], [0, 1, 2, 3, 4]])),
     ],
     random_case=_unshuffle_random,
     seed=504,
@@ -277,22 +237,16 @@ UNSHUFFLE = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 5. un-pruning: put processed patches back
 
 def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
-    """``patches`` with row ``keep[b][k]`` of item b replaced by ``kept[b][k]``.
-
-    patches: (B, N, D), not modified; kept: (B, K, D), same dtype;
-    keep: (B, K) int64, distinct values in [0, N) in each row.
-    Returns a new (B, N, D) tensor.
-    """
+    """A new ``patches`` (B, N, D) whose row ``keep[b][k]`` of item b is ``kept[b][k]`` (B, K, D);
+    keep: (B, K) int64, distinct in each row. patches is not modified."""
     return patches.scatter(1, expanded(keep, patches.shape[-1]), kept)
 
 
 def _unprune_random(g: torch.Generator):
-    B, N = distinct(g, 1, 6)
-    D = between(g, 1, 4)
+    (B, N), D = distinct(g, 1, 6), between(g, 1, 4)
     K = between(g, 1, N)
     return floats(g, B, N, D), floats(g, B, K, D), perms(g, B, N)[:, :K]
 
@@ -303,10 +257,10 @@ UNPRUNE = Exercise(
     args=("patches", "kept", "keep"),
     reference=unprune,
     edge_cases=[
-        (_coded3(2, 5, 3), -1 - _coded3(2, 2, 3), t([[3, 0], [1, 4]])),
-        (_coded3(1, 4, 2), -1 - _coded3(1, 1, 2), t([[2]])),           # B == 1, K == 1
-        (_coded3(3, 2, 1), -1 - _coded3(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
-        (_coded3(2, 3, 2).float(), -1 - _coded3(2, 2, 2).float(), t([[2, 1], [0, 2]])),
+        (coded(2, 5, 3), -1 - coded(2, 2, 3), t([[3, 0], [1, 4]])),
+        (coded(1, 4, 2), -1 - coded(1, 1, 2), t([[2]])),           # B == 1, K == 1
+        (coded(3, 2, 1), -1 - coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
+        (coded(2, 3, 2).float(), -1 - coded(2, 2, 2).float(), t([[2, 1], [0, 2]])),
     ],
     random_case=_unprune_random,
     seed=505,
@@ -333,23 +287,17 @@ UNPRUNE = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 6. the gradient of a gather, by hand
 
 def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
-    """The gradient of ``(x.gather(1, index) * grad_out).sum()`` with respect to ``x``.
-
-    x: (B, N) float (only its shape, dtype and device matter);
-    index: (B, K) int64 in [0, N), repeats allowed, K may exceed N;
-    grad_out: (B, K), x's dtype. Returns (B, N).
-    """
+    """The gradient of ``(x.gather(1, index) * grad_out).sum()`` with respect to ``x`` (B, N); index:
+    (B, K) int64 in [0, N), repeats allowed; grad_out: (B, K). Returns (B, N)."""
     return torch.zeros_like(x).scatter_add_(1, index, grad_out)
 
 
 def _gather_bwd_random(g: torch.Generator):
-    B, N = distinct(g, 1, 6)
-    K = between(g, 1, 8)
-    return floats(g, B, N), torch.randint(0, N, (B, K), generator=g), floats(g, B, K)
+    (B, N), K = distinct(g, 1, 6), between(g, 1, 8)
+    return floats(g, B, N), ints(g, N, B, K), floats(g, B, K)
 
 
 def _autograd_bwd(x, index, grad_out):
@@ -402,5 +350,51 @@ GATHER_BWD = Exercise(
     ],
 )
 
+# 7. find the bug: the largest value per segment
 
-EXERCISES = [ONE_HOT, HISTOGRAM, RECENTER, UNSHUFFLE, UNPRUNE, GATHER_BWD]
+def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
+    """``out[s][d]``: the largest ``x[i][d]`` (x: (N, D)) over the rows with ``seg[i] == s``, 0.0 for
+    a segment without rows; seg: (N,) int64 in [0, n). Returns (n, D). The stub omits include_self."""
+    return x.new_zeros(n, x.shape[1]).scatter_reduce(0, _rows(seg, x), x, "amax", include_self=False)
+
+
+def _segment_max_random(g: torch.Generator):
+    (N, D), n = distinct(g, 1, 7), between(g, 1, 5)
+    return floats(g, N, D), ints(g, n, N), n
+
+
+SEGMENT_MAX = Exercise(
+    name="ch5.segment_max",
+    title={"en": "Find the bug: the largest value per segment", "zh": "找出 bug：每段的最大值"},
+    args=("x", "seg", "n"),
+    reference=segment_max,
+    edge_cases=[
+        (f([[-1.5, 2.0], [-0.5, -3.0], [4.0, 1.0]]), t([1, 1, 0]), 3),  # segment 1 < 0 in column 0; 2 empty
+        (f([[-2.0, -1.0, -4.0]]), t([0]), 1),                            # N == 1, all negative
+        (f([[3.0], [-1.0], [-2.0], [5.0]]), t([2, 0, 0, 2]), 3),        # D == 1, N > n
+    ],
+    random_case=_segment_max_random,
+    seed=507,
+    right=[
+        lambda x, s, n: torch.stack([x[s == k].amax(0) if (s == k).any() else x.new_zeros(x.shape[1]) for k in range(n)]),
+        lambda x, s, n: x.new_zeros(n, x.shape[1]).index_reduce_(0, s, x, "amax", include_self=False),
+        lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, _rows(s, x), x, "amax").nan_to_num(neginf=0.0),
+    ],
+    mistakes=[
+        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, _rows(s, x), x, "amax"),
+                en="where a segment's values in a column are all negative, it came out 0: with the default `include_self=True` the canvas's 0 takes part in the max. Pass `include_self=False`; a segment without rows then keeps the canvas's 0.",
+                zh="某一段在某一列上全为负值时，结果成了 0：默认的 `include_self=True` 让画布上的 0 也参与了取最大值。传入 `include_self=False`；没有任何行的段则保留画布上的 0。"),
+        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, _rows(s, x), x, "amax"),
+                en="a segment without rows came out -inf, your canvas's value: start from zeros with `include_self=False` (or replace the -inf afterwards).",
+                zh="没有任何行的段结果是 -inf，也就是画布的初值：从全零开始并传入 `include_self=False`（或者事后把 -inf 换成 0）。"),
+        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, _rows(s, x), x),
+                en="each segment holds one of its rows, not their max: `scatter` keeps one arbitrary value per position; `scatter_reduce(..., \"amax\", include_self=False)` combines them.",
+                zh="每段只留下了其中一行，而不是最大值：`scatter` 在每个位置只保留任意一个值；`scatter_reduce(..., \"amax\", include_self=False)` 才会把它们合起来。"),
+        Mistake("no_expand", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, s[:, None], x, "amax", include_self=False),
+                en="only column 0 got a max: an index of shape (N, 1) covers column 0 alone. Expand it to the width of x, `seg[:, None].expand(-1, x.shape[1])`.",
+                zh="只有第 0 列得到了最大值：形状为 (N, 1) 的索引只覆盖第 0 列。把它扩展到 x 的宽度：`seg[:, None].expand(-1, x.shape[1])`。"),
+    ],
+)
+
+
+EXERCISES = [ONE_HOT, HISTOGRAM, UNPRUNE, UNSHUFFLE, GATHER_BWD, RECENTER, SEGMENT_MAX]

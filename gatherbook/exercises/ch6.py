@@ -1,40 +1,31 @@
-"""Chapter 6 exercises: the silent mistakes of the chapter, written right.
-
-Gathering whole rows (an index expanded to the full width, not a smaller one), token log-probs of
-labels with ``-100`` padding (a dummy id *and* the mask, not a clamp alone, and id 0 is a real
-token), and the per-sample error of action values (``(B, 1)`` against ``(B,)``). Every first
-argument has a first dim that differs from its second (so an answer along the wrong dim cannot
-pass by accident), one case has a batch of one, and values have one decimal.
+"""Chapter 6 exercises: whole rows (an index expanded to the full width), each action value's error
+(``(B, 1)`` against ``(B,)``), label log-probs with ``-100`` padding (a dummy id *and* the mask; id 0
+is a token), and a bug to find: ``take_along_dim`` reads ``-100`` as the id ``-100 % V``. First dims
+differ from second ones (a wrong dim cannot pass), one case has a batch of one.
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import ATOL, I64, PAD, between, distinct, floats, t, with_value
+from gatherbook.exercises.cases import (ATOL, PAD, between, distinct, ints, logits, padded_labels,
+                                        rng, t, with_value)
+from gatherbook.logprobs import token_logprobs
 
 
-
-def _fixed(seed: int, *shape: int) -> torch.Tensor:
-    return floats(torch.Generator().manual_seed(seed), *shape, scale=49)
-
-
-# --------------------------------------------------------------------------------------------
 # 1. whole rows
 
 def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-    """Whole rows of ``x`` in the order ``rows`` gives: ``out[k] = x[rows[k]]``, with gather.
-
-    x: (N, D) float; rows: (K,) int64 in [0, N). Returns (K, D) float.
-    """
+    """``out[k] = x[rows[k]]`` with gather. x: (N, D) float; rows: (K,) int64 in [0, N) -> (K, D)."""
     return x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1]))
 
 
 def _rows_random(g: torch.Generator):
     N, D = distinct(g, 2, 7)
-    K = between(g, 1, 6)
-    return floats(g, N, D, scale=49), torch.randint(0, N, (K,), generator=g, dtype=I64)
+    return logits(g, N, D), ints(g, N, between(g, 1, 6))
 
 
 WHOLE_ROWS = Exercise(
@@ -43,10 +34,10 @@ WHOLE_ROWS = Exercise(
     args=("x", "rows"),
     reference=whole_rows,
     edge_cases=[
-        (_fixed(61, 4, 3), t([2, 0, 3])),         # N > D
-        (_fixed(62, 1, 4), t([0, 0])),            # N == 1, the same row twice
-        (_fixed(63, 3, 5), t([1])),               # K == 1 (bites a bare squeeze)
-        (_fixed(64, 5, 2), t([4, 4, 1, 0, 2, 3])),  # K > N, repeats
+        (logits(rng(61), 4, 3), t([2, 0, 3])),         # N > D
+        (logits(rng(62), 1, 4), t([0, 0])),            # N == 1, the same row twice
+        (logits(rng(63), 3, 5), t([1])),               # K == 1 (bites a bare squeeze)
+        (logits(rng(64), 5, 2), t([4, 4, 1, 0, 2, 3])),  # K > N, repeats
     ],
     random_case=_rows_random,
     seed=601,
@@ -56,9 +47,7 @@ WHOLE_ROWS = Exercise(
         lambda x, rows: F.one_hot(rows, x.shape[0]).to(x.dtype) @ x,
         lambda x, rows: torch.take_along_dim(x, rows[:, None], dim=0),
     ],
-    wrong=[
-        Wrong(lambda x, rows: x[rows.sort().values], kind="values", why="rows sorted"),
-    ],
+    wrong=[Wrong(lambda x, rows: x[rows.sort().values], kind="values", why="rows sorted")],
     mistakes=[
         Mistake("index_not_expanded", lambda x, rows: x.gather(0, rows.unsqueeze(0)),
                 en="an index of shape (1, K) along dim=0 reads one element per column, out[0][j] = x[rows[j]][j]: the index is allowed to be smaller than x, and gather reads only its corner. For whole rows, give the index the full width: `rows.unsqueeze(1).expand(-1, x.shape[1])`, shape (K, D).",
@@ -66,46 +55,35 @@ WHOLE_ROWS = Exercise(
         Mistake("first_column_only", lambda x, rows: x.gather(0, rows.unsqueeze(1)),
                 en="an index of shape (K, 1) reads column 0 of each chosen row only: gather's output has the index's shape. `expand(-1, x.shape[1])` the index to (K, D) first.",
                 zh="形状为 (K, 1) 的索引只读到每个被选中行的第 0 列：gather 的输出形状与索引相同。先把索引 `expand(-1, x.shape[1])` 成 (K, D)。"),
-        Mistake("squeezed_batch",
-                lambda x, rows: x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1])).squeeze(),
+        Mistake("squeezed_batch", lambda x, rows: x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1])).squeeze(),
                 en="with K == 1 `.squeeze()` (bare, or `.squeeze(0)`) drops the row dimension and returns (D,): the answer has shape (K, D) for every K. Squeeze nothing here.",
                 zh="K == 1 时，`.squeeze()`（不带维度，或 `.squeeze(0)`）会去掉行这一维，返回 (D,)：无论 K 是多少，答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
     ],
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 2. token log-probs with -100 labels
 
+def _picked(logp, labels):  # gather at a dummy id 0 where the label is padding: no mask yet
+    return logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+
+
+def _wrapped(logp, labels):  # take_along_dim reads the label -100 as the id -100 % V
+    return torch.take_along_dim(logp, labels.unsqueeze(-1), dim=-1).squeeze(-1)
+
+
 def label_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """The log-prob of each label, 0.0 where the label is ``-100`` (padding).
+    """``out[b][t] = logp[b][t][labels[b][t]]``, ``0.0`` where the label is ``-100`` (padding).
 
-    ``out[b][t] = logp[b][t][labels[b][t]]`` where ``labels[b][t] != -100``, else ``0.0``.
-    logp: (B, L, V) float log-probabilities; labels: (B, L) int64, ids in [0, V) or -100.
-    Returns (B, L) float.
-    """
-    mask = labels != PAD
-    safe = labels.masked_fill(~mask, 0)
-    return torch.where(mask, logp.gather(-1, safe.unsqueeze(-1)).squeeze(-1), 0.0)  # not `* mask`: 0 * -inf is nan
-
-
-def _labels(g: torch.Generator, V: int, B: int, L: int) -> torch.Tensor:
-    labels = torch.randint(0, V, (B, L), generator=g, dtype=I64)
-    labels[0, 0] = 0  # id 0 is a real token
-    keep = torch.randint(1, L + 1, (B,), generator=g)
-    labels[torch.arange(L)[None, :] >= keep[:, None]] = PAD
-    labels[-1, -1] = PAD  # at least one padding position
-    return labels
+    logp: (B, L, V) float log-probabilities; labels: (B, L) int64 in [0, V) or -100 -> (B, L)."""
+    return torch.where(labels != PAD, _picked(logp, labels), 0.0)  # not `* mask`: 0 * -inf is nan
 
 
 def _masked_random(g: torch.Generator):
-    B, L = distinct(g, 1, 6)
-    V = between(g, 2, 7)
-    return floats(g, B, L, V, scale=49).log_softmax(-1), _labels(g, V, B, L)
-
-
-def _logp(seed: int, *shape: int) -> torch.Tensor:
-    return _fixed(seed, *shape).log_softmax(-1)
+    (B, L), V = distinct(g, 1, 6), between(g, 2, 7)
+    lp, labels = logits(g, B, L, V).log_softmax(-1), padded_labels(g, V, B, L)
+    labels[0, 0] = 0  # id 0 is a real token
+    return lp, labels
 
 
 LABEL_LOGP = Exercise(
@@ -114,10 +92,10 @@ LABEL_LOGP = Exercise(
     args=("logp", "labels"),
     reference=label_logp,
     edge_cases=[
-        (_logp(65, 2, 4, 5), t([[0, 3, PAD, PAD], [4, 0, 1, 2]])),    # id 0 is a token
-        (_logp(66, 1, 3, 4), t([[2, PAD, PAD]])),                     # B == 1
-        (_logp(67, 3, 2, 6), t([[PAD, PAD], [5, 0], [1, PAD]])),     # a row with nothing scored
-        (with_value(_logp(68, 2, 3, 4), (0, 2, 0), float("-inf")),    # the dummy id's log-prob is -inf
+        (logits(rng(65), 2, 4, 5).log_softmax(-1), t([[0, 3, PAD, PAD], [4, 0, 1, 2]])),    # id 0 is a token
+        (logits(rng(66), 1, 3, 4).log_softmax(-1), t([[2, PAD, PAD]])),                     # B == 1
+        (logits(rng(67), 3, 2, 6).log_softmax(-1), t([[PAD, PAD], [5, 0], [1, PAD]])),     # a row with nothing scored
+        (with_value(logits(rng(68), 2, 3, 4).log_softmax(-1), (0, 2, 0), float("-inf")),    # the dummy id's log-prob is -inf
          t([[1, 2, PAD], [0, 3, 1]])),                                 # (a masked vocabulary)
     ],
     random_case=_masked_random,
@@ -133,43 +111,41 @@ LABEL_LOGP = Exercise(
         Mistake("gather_sees_pad", lambda logp, labels: logp.gather(-1, labels.unsqueeze(-1)).squeeze(-1),
                 en="gather read the label -100 and raised: replace padding by a valid dummy id (`labels.masked_fill(~mask, 0)`), gather, then keep the result only where `mask`: `torch.where(mask, picked, 0.0)`.",
                 zh="gather 读到了标签 -100 并报错：先把填充换成一个合法的占位 id（`labels.masked_fill(~mask, 0)`），再 gather，最后只在 `mask` 处保留结果：`torch.where(mask, picked, 0.0)`。"),
-        Mistake("clamp_only",
-                lambda logp, labels: logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1),
-                en="`clamp(min=0)` turned -100 into the id 0 and gather read token 0's log-prob at every padding position: keep the result only where `mask = labels != -100`, with `torch.where(mask, picked, 0.0)`.",
-                zh="`clamp(min=0)` 把 -100 变成了 id 0，于是每个填充位置都读到了词元 0 的对数概率：用 `torch.where(mask, picked, 0.0)` 只在 `mask = labels != -100` 处保留结果。"),
-        Mistake("times_mask",
-                lambda logp, labels: (logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-                                      * (labels != PAD)),
-                en="multiplying by the mask gives nan where the dummy id's log-prob is -inf (a token the model rules out), because 0 * -inf is nan: select instead, `torch.where(mask, picked, 0.0)`.",
-                zh="乘以掩码时，如果占位 id 的对数概率是 -inf（模型排除的词元），结果就是 nan，因为 0 * -inf 等于 nan：应改为选择，`torch.where(mask, picked, 0.0)`。"),
-        Mistake("second_log_softmax",
-                lambda logp, labels: -F.cross_entropy(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none"),
-                en="`F.cross_entropy` applies `log_softmax` itself: given log-probs, it applies it a second time. The values stay the same (log-probs are already normalised) but the gradient does not: pick from `logp` directly (`gather`, or `-F.nll_loss(..., reduction=\"none\")`).",
-                zh="`F.cross_entropy` 自己会做一次 `log_softmax`：输入已经是对数概率时，它就做了第二次。数值不变（对数概率已经归一化），梯度却变了：直接从 `logp` 里取（`gather`，或 `-F.nll_loss(..., reduction=\"none\")`）。"),
-        Mistake("zero_is_padding",
-                lambda logp, labels: (logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
-                                      * (labels > 0)),
-                en="`labels > 0` also masks the id 0, a real token: padding is exactly `labels != -100`.",
-                zh="`labels > 0` 把 id 0 也屏蔽了，而它是一个真实的词元：填充恰好是 `labels != -100`。"),
+        Mistake("clamp_only", _picked,
+                en="token 0's log-prob was read at every padding position and kept, as `labels.clamp(min=0)` without a mask does: keep only what `mask = labels != -100` allows, `torch.where(mask, picked, 0.0)`.",
+                zh="每个填充位置都读到并保留了词元 0 的对数概率，正是只做 `labels.clamp(min=0)` 而不加掩码的结果：用 `torch.where(mask, picked, 0.0)` 只保留 `mask = labels != -100` 处的值。"),
+        Mistake("take_along_dim_wraps", _wrapped,
+                en="`take_along_dim` read each label -100 as the id -100 % V (id 2 when V = 6), without an error, and its log-prob was kept: replace padding by a dummy id, then keep only what `mask = labels != -100` allows, `torch.where(mask, picked, 0.0)`.",
+                zh="`take_along_dim` 把每个标签 -100 当成了 id -100 % V（V = 6 时是 id 2），不报错，它的对数概率也被保留了下来：先把填充换成占位 id，再用 `torch.where(mask, picked, 0.0)` 只保留 `mask = labels != -100` 处的值。"),
+        Mistake("times_mask", lambda logp, labels: _picked(logp, labels) * (labels != PAD),
+                en="nan where a dummy id's log-prob is -inf (a token the model rules out), as multiplying by the mask gives: 0 * -inf is nan. Select instead, `torch.where(mask, picked, 0.0)`.",
+                zh="当某个占位 id 的对数概率为 -inf（模型排除的词元）时，结果是 nan，正是乘以掩码的结果：0 * -inf 等于 nan。应改为选择，`torch.where(mask, picked, 0.0)`。"),
+        Mistake("second_log_softmax", lambda logp, labels: -F.cross_entropy(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none"),
+                en="the values are right but the gradient is that of a second `log_softmax`, which `F.cross_entropy` and `token_logprobs` apply to their input themselves: given log-probs, pick from `logp` directly (`gather`, or `-F.nll_loss(..., reduction=\"none\")`).",
+                zh="数值对了，梯度却多经过了一次 `log_softmax`：`F.cross_entropy` 和 `token_logprobs` 都会自己对输入做 `log_softmax`。输入已经是对数概率时，直接从 `logp` 里取（`gather`，或 `-F.nll_loss(..., reduction=\"none\")`）。"),
+        Mistake("zero_is_padding", lambda logp, labels: _picked(logp, labels) * (labels > 0),
+                en="the id 0 was masked too, as `labels > 0` does; id 0 is a real token: padding is exactly `labels != -100`.",
+                zh="id 0 也被屏蔽了，正是 `labels > 0` 的结果；而 id 0 是一个真实的词元：填充恰好是 `labels != -100`。"),
+    ],
+    wrong=[
+        Wrong(lambda logp, labels: token_logprobs(logp, labels, ignore_index=PAD), hint="second_log_softmax",
+              kind="grad", why="log-probs passed to token_logprobs, which expects logits"),
+        Wrong(lambda logp, labels: logp.gather(-1, labels.clamp(min=0)[..., None]).squeeze().masked_fill(labels.squeeze() == PAD, 0.0),
+              hint="generic.size_one", kind="shape", why="a bare squeeze: (B, L) becomes (L,) when B == 1"),
     ],
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 3. the error of each action value
 
 def td_error(q: torch.Tensor, actions: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """The error of the value of each taken action: ``out[b] = q[b][actions[b]] - target[b]``.
-
-    q: (B, A) float action values; actions: (B,) int64 in [0, A); target: (B,) float.
-    Returns (B,) float.
-    """
+    """``out[b] = q[b][actions[b]] - target[b]``. q: (B, A); actions: (B,) int64; target: (B,)."""
     return q.gather(1, actions.unsqueeze(1)).squeeze(1) - target
 
 
 def _td_random(g: torch.Generator):
     B, A = distinct(g, 1, 6)
-    return (floats(g, B, A, scale=49), torch.randint(0, A, (B,), generator=g, dtype=I64), floats(g, B, scale=49))
+    return logits(g, B, A), ints(g, A, B), logits(g, B)
 
 
 TD_ERROR = Exercise(
@@ -178,9 +154,9 @@ TD_ERROR = Exercise(
     args=("q", "actions", "target"),
     reference=td_error,
     edge_cases=[
-        (_fixed(68, 3, 2), t([1, 0, 1]), _fixed(69, 3)),   # B > A
-        (_fixed(70, 1, 4), t([3]), _fixed(71, 1)),         # B == 1
-        (_fixed(72, 2, 5), t([0, 0]), _fixed(73, 2)),      # the same action twice
+        (logits(rng(68), 3, 2), t([1, 0, 1]), logits(rng(69), 3)),   # B > A
+        (logits(rng(70), 1, 4), t([3]), logits(rng(71), 1)),         # B == 1
+        (logits(rng(72), 2, 5), t([0, 0]), logits(rng(73), 2)),      # the same action twice
     ],
     random_case=_td_random,
     seed=603,
@@ -208,4 +184,35 @@ TD_ERROR = Exercise(
     ],
 )
 
-EXERCISES = [WHOLE_ROWS, LABEL_LOGP, TD_ERROR]
+# 4. find the bug: a sequence's log-prob
+
+def seq_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Each sequence's log-prob, padding left out: (B, L, V), (B, L) -> (B,). Stub: sums _wrapped."""
+    return label_logp(logp, labels).sum(-1)
+
+
+_SHARED = ("take_along_dim_wraps", "clamp_only", "times_mask", "zero_is_padding")  # its sums, same hints
+SEQ_LOGP = Exercise(
+    name="ch6.seq_logp",
+    title={"en": "Find the bug: the log-prob of a padded sequence", "zh": "找出 bug：带填充序列的对数概率"},
+    args=("logp", "labels"),
+    reference=seq_logp,
+    edge_cases=LABEL_LOGP.edge_cases,
+    random_case=_masked_random,
+    seed=604,
+    grad="same",
+    atol=ATOL,
+    right=[
+        lambda logp, labels: -F.nll_loss(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none").sum(-1),
+        lambda logp, labels: torch.where(labels != PAD, _wrapped(logp, labels.clamp(min=0)), 0.0).sum(-1),
+        lambda logp, labels: torch.stack([sum((logp[b, t, y] for t, y in enumerate(row) if y != PAD), logp.new_zeros(())) for b, row in enumerate(labels)]),
+    ],
+    mistakes=[replace(m, fn=lambda lp, y, fn=m.fn: fn(lp, y).sum(-1)) for m in LABEL_LOGP.mistakes if m.key in _SHARED] + [
+        Mistake("mean", lambda logp, labels: label_logp(logp, labels).sum(-1) / (labels != PAD).sum(-1),
+                en="you divided by the number of labels: a sequence's log-prob is the sum of its tokens' log-probs, not their mean.",
+                zh="你除以了标签的个数：序列的对数概率是各词元对数概率之和，而不是平均值。"),
+    ],
+    wrong=[Wrong(lambda logp, labels: label_logp(logp, labels).sum(), None, "shape", why="summed over the batch too")],
+)
+
+EXERCISES = [WHOLE_ROWS, TD_ERROR, LABEL_LOGP, SEQ_LOGP]
