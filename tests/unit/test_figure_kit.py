@@ -35,6 +35,8 @@ CALLS = {
     "draw_index_shapes": lambda: figures.draw_index_shapes((3, 4), 1),
     "draw_padding": lambda: figures.draw_padding(["__abcde", "abcdefg"], torch.tensor([[0, 0, 1, 1, 1, 1, 1], [1] * 7]),
                                                  left=True),
+    "draw_padding widest": lambda: figures.draw_padding(["ab_cd_______", "abcdefghijk_"] * 2,
+                                                        torch.tensor([[1] * 5 + [0] * 7, [1] * 11 + [0]] * 2)),
     "draw_token_logprobs_3d": lambda: figures.draw_token_logprobs_3d(-torch.rand(2, 4, 6) * 5,
                                                                      torch.tensor([[1, 4, 0, 5], [2, 2, 3, 0]])),
     "draw_tensors": lambda: figures.draw_tensors({"expected": X, "got": X + 1}, mark={"got": X > 3}),
