@@ -327,6 +327,11 @@ class _Canvas:
 Note = list[tuple[str, object]]
 
 
+def _note_gap(line: Note, i: int) -> float:
+    """Points between segments i - 1 and i of a note: room for a box's pad."""
+    return 3.0 if line[i][1] is not None or line[i - 1][1] is not None else 0.0
+
+
 def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
            gap: float = _PANEL_GAP, note: list[Note] | None = None) -> Figure:
     """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure.
@@ -374,7 +379,8 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
         y += head + body + max(p.foot for p in row) + _ROW_GAP
     note_top = y
     for line in note or []:
-        width = max(width, MARGIN + style.text_width("".join(t for t, _ in line), style.FS_VALUE))
+        width = max(width, MARGIN + style.text_width("".join(t for t, _ in line), style.FS_VALUE)
+                    + sum(_note_gap(line, i) for i in range(1, len(line))) / 72 + 0.05)
         y += _NOTE_H
     fig_w = max(width, MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + MARGIN
     fig_h = y - _ROW_GAP + MARGIN + (_ROW_GAP if note else 0.0)
@@ -414,8 +420,7 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
                 prev = canvas.fig.text(*canvas._xy(MARGIN, note_top + (k + 0.5) * _NOTE_H), text,
                                        va="center_baseline", **kw)
                 continue
-            gap = 3 if face is not None or line[i - 1][1] is not None else 0  # room for a box's pad
-            prev = canvas.fig.add_artist(Annotation(text, xy=(1, 0), xycoords=prev, xytext=(gap, 0),
+            prev = canvas.fig.add_artist(Annotation(text, xy=(1, 0), xycoords=prev, xytext=(_note_gap(line, i), 0),
                                                     textcoords="offset points", va="bottom", **kw))
     return canvas.fig
 

@@ -201,7 +201,7 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
         wrong = [[False] * L for _ in range(5)]
         for t in range(L - 1):
             wrong[3][t] = counted[t] and mk[t] == 0  # scored from a padding position
-        panels.append([text_panel(f"b{b}", texts, faces, f"b={b}", mark=wrong, cell_w=0.3,
+        panels.append([text_panel(f"b{b}", texts, faces, f"b={b}", mark=wrong, cell_w=_CHAR_W,
                                   row_names=("ids", "mask", "logits[:, :-1]", "ids[:, 1:]", "mask[:, 1:]"))])
     return render(panels, title)
 

@@ -18,6 +18,7 @@ have loaded (natural width > 0).
 from __future__ import annotations
 
 import base64
+import os
 import sys
 import urllib.request
 from functools import lru_cache
@@ -107,9 +108,10 @@ def chapter_pages(site: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def built(site):
-    """The session's one build (tests/site/conftest.py)."""
-    return Path(site["path"])
+def built(request):
+    """``$GATHERBOOK_SITE`` when set, else the session's one build (tests/site/conftest.py)."""
+    given = os.environ.get("GATHERBOOK_SITE", "").strip()
+    return Path(given) if given else Path(request.getfixturevalue("site")["path"])
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,8 @@ CALLS = {
     "draw_index_shapes": lambda: figures.draw_index_shapes((3, 4), 1),
     "draw_padding": lambda: figures.draw_padding(["__abcde", "abcdefg"], torch.tensor([[0, 0, 1, 1, 1, 1, 1], [1] * 7]),
                                                  left=True),
+    "draw_padding widest": lambda: figures.draw_padding(["ab_cd_______", "abcdefghijk_"] * 2,
+                                                        torch.tensor([[1] * 5 + [0] * 7, [1] * 11 + [0]] * 2)),
     "draw_token_logprobs_3d": lambda: figures.draw_token_logprobs_3d(-torch.rand(2, 4, 6) * 5,
                                                                      torch.tensor([[1, 4, 0, 5], [2, 2, 3, 0]])),
     "draw_tensors": lambda: figures.draw_tensors({"expected": X, "got": X + 1}, mark={"got": X > 3}),
@@ -164,14 +166,13 @@ def test_explain_names_the_position_it_needs():
 def test_index_shape_verdicts_are_what_torch_gather_does():
     shapes = [(3, 1), (3, 9), (2, 4), (4, 1), (3,)]
     texts = _texts(figures.draw_index_shapes((3, 4), 1, shapes=shapes), "value")
-    table = [texts[k::len(shapes)][:4] for k in range(len(shapes))]
-    rows = {tuple(texts[k] for k in range(i, len(texts), len(shapes))) for i in range(len(shapes))}
+    rows = {tuple(texts[i::len(shapes)]) for i in range(len(shapes))}  # a column after another
     assert ("(3, 1)", "(3, 1)", "fine", "") in rows
     assert ("(3, 9)", "(3, 9)", "fine", "size(1): 9 > 4 ok") in rows
     assert ("(2, 4)", "(2, 4)", "silent", "reads input[:2, :]") in rows
     assert ("(4, 1)", "-", "error", "size(0): 4 > 3") in rows
     assert ("(3,)", "-", "error", "ndim 1 != 2") in rows
-    assert len(table) == len(shapes)
+    assert len(rows) == len(shapes)
     for verdict, face in style.VERDICT_FACES.items():  # the words read on their colours
         assert style.contrast_ratio(style.ink_on(face), face) >= 4.5, verdict
 
