@@ -232,3 +232,17 @@ def test_each_check_takes_about_a_second():
         if time.perf_counter() - t > 3.0:  # ~0.3 s on a quiet 2-core CPU; generous for a busy one
             slow.append(p.name)
     assert not slow, slow
+
+
+def test_each_puzzle_is_a_heading_of_its_page_in_both_editions():
+    """The page's contents ("On this page") list every puzzle: one ``## L.K `name``` heading each."""
+    import re
+
+    for lang in ("en", "zh"):
+        headings = []
+        for path in sorted((ROOT / "notebooks" / lang).glob("08_practice_*.ipynb")):
+            nb = json.loads(path.read_text(encoding="utf8"))
+            headings += [m.groups() for c in nb["cells"] if c["cell_type"] == "markdown"
+                         for m in re.finditer(r"^## (\d)\.(\d+) `(\w+)`$", "".join(c["source"]), re.M)]
+        assert [name for _, _, name in headings] == IDS, lang
+        assert [int(level) for level, _, _ in headings] == [p.level for p in ALL], lang
