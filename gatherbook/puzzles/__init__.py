@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import sys
 import textwrap
 from typing import Any, Callable
 
