@@ -1,35 +1,12 @@
-"""Self-study exercises that check the reader's answer and explain the mistake.
+"""Self-study exercises that check the reader's answer and explain the mistake::
 
-In a notebook::
+    check("ch1.pick_per_row", pick_per_row)        # prints the verdict, draws expected vs got
+    r = run_check("ch1.pick_per_row", fn, lang="en")  # an autograder's entry: prints nothing
+    r.passed, r.message, r.status, r.case, r.kind, r.hint_key   # the facts behind the message
 
-    from gatherbook.exercises import check
-
-    def pick_per_row(x, idx):
-        return x.gather(1, idx.unsqueeze(1)).squeeze(1)
-
-    check("ch1.pick_per_row", pick_per_row)
-    # ✔ ch1.pick_per_row: all 13 cases passed
-
-As an autograder (a teacher's script)::
-
-    from gatherbook.exercises import run_check
-
-    result = run_check("ch1.pick_per_row", student_fn, lang="en")
-    result.passed, result.attempted, result.message     # bool, bool, str
-    result.status, result.case, result.kind, result.hint_key   # the facts behind the message
-
-- :func:`check` prints the verdict and draws expected vs got; it returns ``None``.
-- :func:`run_check` returns a :class:`CheckResult` and prints nothing.
-- :func:`names` lists the exercises, :func:`get` returns one :class:`Exercise`,
-  :func:`title` its title in a language.
-
-Each chapter has one module named in :data:`CHAPTERS` that declares ``EXERCISES``: a list of
-:class:`Exercise`, each holding its reference, cases, right answers, planted wrong answers and its
-words (title and hints in every language). See /API-exercises.md and CONTRIBUTING.md.
-
-Hooks for other pages (the puzzles): :func:`progress` is what this session has checked and how it
-went; :func:`on_result` registers a function called with every :class:`CheckResult` that
-:func:`check` prints.
+Each module named in :data:`CHAPTERS` declares ``EXERCISES``, a list of :class:`Exercise` that
+hold their reference, cases, right and planted wrong answers and words (API.md says how).
+Other pages (the puzzles) follow the checks with :func:`progress` and :func:`on_result`.
 """
 from __future__ import annotations
 
@@ -96,16 +73,6 @@ def names() -> list[str]:
     return list(_load())
 
 
-def _get(name: Any, lang: str) -> Exercise:
-    reg = _load()
-    if isinstance(name, str) and name in reg:
-        return reg[name]
-    close = difflib.get_close_matches(str(name), list(reg), n=1, cutoff=0.5)
-    suggestion = _messages.text(lang, "error.suggestion", close=close[0]) if close else ""
-    raise ValueError(_messages.text(lang, "error.unknown_name", name=name, suggestion=suggestion,
-                                    valid=", ".join(reg)))
-
-
 def get(name: str, *, lang: str | None = None) -> Exercise:
     """The :class:`Exercise` called ``name``.
 
@@ -113,13 +80,20 @@ def get(name: str, *, lang: str | None = None) -> Exercise:
         ValueError: no exercise has that name (the message, in ``lang``, lists the valid names
             and the closest).
     """
-    return _get(name, resolve(lang))
+    reg = _load()
+    if isinstance(name, str) and name in reg:
+        return reg[name]
+    lang = resolve(lang)
+    close = difflib.get_close_matches(str(name), list(reg), n=1, cutoff=0.5)
+    suggestion = _messages.text(lang, "error.suggestion", close=close[0]) if close else ""
+    raise ValueError(_messages.text(lang, "error.unknown_name", name=name, suggestion=suggestion,
+                                    valid=", ".join(reg)))
 
 
 def title(name: str, lang: str | None = None) -> str:
     """The title of exercise ``name`` in ``lang`` (default: the notebook's language)."""
     lang = resolve(lang)
-    return _get(name, lang).title[lang]
+    return get(name, lang=lang).title[lang]
 
 
 def hint(result: CheckResult, lang: str) -> str | None:
@@ -133,10 +107,8 @@ def hint(result: CheckResult, lang: str) -> str | None:
 
 
 def _rule_text(ex: Exercise, result: CheckResult, lang: str) -> str | None:
-    if result.kind != "rule":
-        return None
-    rule = next(r for r in ex.rules if r.key == result.facts["rule"])
-    return getattr(rule, lang).format(**result.facts)
+    rule = next((r for r in ex.rules if r.key == result.facts.get("rule")), None)
+    return getattr(rule, lang).format(**result.facts) if rule and result.kind == "rule" else None
 
 
 def progress() -> dict[str, str]:
@@ -173,7 +145,7 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
     Introduced in Chapter 1.
     """
     lang = resolve(lang)
-    ex = _get(name, lang)
+    ex = get(name, lang=lang)
     if not callable(fn):
         extra = _messages.text(lang, "error.tensor_shape", shape=_messages.shape(fn)) \
             if isinstance(fn, torch.Tensor) else ""

@@ -364,6 +364,12 @@ _DEVICE_ERRORS = ("is not on the expected device", "Expected all tensors to be o
                   "found at least two devices", "expected to be in the same device")
 
 
+def _tensors(args: tuple, kwargs: dict):
+    """The tensors among an operation's arguments, lists and tuples opened."""
+    for a in (*args, *kwargs.values()):
+        yield from (t for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, torch.Tensor))
+
+
 #: operations that take tensors on two devices on a GPU too (a CPU index into a CUDA tensor), or
 #: read only the other tensor's shape or type
 _CROSS_DEVICE_OK = {"__getitem__", "__setitem__", "index_put", "index_put_", "copy_", "to", "expand_as",
@@ -381,8 +387,7 @@ class _DeviceWatch(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if self.mixed is None and getattr(func, "__name__", "") not in _CROSS_DEVICE_OK:
-            flat = [t for a in (*args, *kwargs.values()) for t in (a if isinstance(a, (list, tuple)) else (a,))]
-            devices = {t.device.type for t in flat if isinstance(t, torch.Tensor) and t.ndim > 0}
+            devices = {t.device.type for t in _tensors(args, kwargs) if t.ndim > 0}
             if len(devices) > 1:
                 self.mixed = {"op": getattr(func, "__name__", str(func)), "devices": " + ".join(sorted(devices))}
         return func(*args, **kwargs)
@@ -430,10 +435,9 @@ class _RowCounter(TorchFunctionMode):
             return out
         outs = out if isinstance(out, (list, tuple)) else (out,)
         if any(isinstance(o, torch.Tensor) and not self._watched(o) for o in outs):
-            for a in (*args, *kwargs.values()):
-                for t in a if isinstance(a, (list, tuple)) else (a,):
-                    if isinstance(t, torch.Tensor) and self._watched(t):
-                        self.rows = max(self.rows, t.numel() // self.row_numel)
+            for t in _tensors(args, kwargs):
+                if self._watched(t):
+                    self.rows = max(self.rows, t.numel() // self.row_numel)
         return out
 
     def _watched(self, t: torch.Tensor) -> bool:

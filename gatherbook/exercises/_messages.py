@@ -39,8 +39,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "kind.dtype": "dtype: expected {expected}, got {got}",
         "kind.values": "values: {n_diff} of {n} elements differ; first at {where}: expected {expected}, "
                        "got {got} ({how})",
-        "how.exact": "compared exactly",
-        "how.close": "compared with torch.allclose, rtol={rtol:g}, atol={atol:g}",
+        "values.exact": "compared exactly",
+        "values.close": "compared with torch.allclose, rtol={rtol:g}, atol={atol:g}",
         "kind.result": "result: expected {expected}, got {got}",
         "kind.exception": "your function raised {type}: {text}",
         "kind.mutated_input": "your function changed its input `{arg}` in place; the caller's tensor is "
@@ -51,7 +51,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "kind.grad": "gradient: the gradient with respect to `{arg}` differs from the reference's in "
                      "{n_diff} of {n} elements",
         "kind.device": "device: on inputs on another device (the `meta` device, standing in for a GPU), "
-                       "{what}",
+                       "{how}",
         "device.raised": "your function raised: {text}",
         "device.returned": "your function returned a tensor on {got}",
         "device.mixed": "`{op}` in your function received tensors on two devices ({devices}): a "
@@ -60,7 +60,6 @@ MESSAGES: dict[str, dict[str, str]] = {
                         "it): changing one would change the other",
         "kind.second_call": "called a second time on the same inputs, your function returned another "
                             "result: it keeps state between calls",
-        "kind.rule": "{text}",
         "kind.not_chunked": "chunks: an operation received {rows} rows of `{arg}` at once; at most "
                             "{limit} are allowed",
         "generic.none": "your function returned None: did it forget to `return` the result?",
@@ -130,22 +129,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "kind.dtype": "dtype 不对：应为 {expected}，实际为 {got}",
         "kind.values": "值不对：有 {n_diff} 个元素不同（共 {n} 个）；第一处位于 {where}：应为 {expected}，"
                        "实际为 {got}（{how}）",
-        "how.exact": "逐元素精确比较",
-        "how.close": "用 torch.allclose 比较，rtol={rtol:g}，atol={atol:g}",
+        "values.exact": "逐元素精确比较",
+        "values.close": "用 torch.allclose 比较，rtol={rtol:g}，atol={atol:g}",
         "kind.result": "结果不对：应为 {expected}，实际为 {got}",
         "kind.exception": "你的函数抛出了 {type}：{text}",
         "kind.mutated_input": "你的函数原地修改了输入 `{arg}`；调用者传入的张量不应被改动",
         "kind.no_grad": "结果不带梯度（requires_grad 为 False），但训练要经过它求导",
         "kind.has_grad": "结果带有梯度（requires_grad 为 True），但它不应带梯度",
         "kind.grad": "梯度不对：对 `{arg}` 的梯度与参考答案有 {n_diff} 个元素不同（共 {n} 个）",
-        "kind.device": "设备不对：输入放在另一个设备上（用 `meta` 设备代替 GPU）时，{what}",
+        "kind.device": "设备不对：输入放在另一个设备上（用 `meta` 设备代替 GPU）时，{how}",
         "device.raised": "你的函数报错：{text}",
         "device.returned": "你的函数返回了位于 {got} 上的张量",
         "device.mixed": "你的函数里的 `{op}` 收到了位于两个设备上的张量（{devices}）：不指定 `device=` "
                         "创建的张量会留在 CPU 上",
         "kind.aliased": "结果与输入 `{arg}` 共用内存（它就是输入本身，或输入的视图）：改动其中一个，另一个也会变",
         "kind.second_call": "用相同的输入第二次调用时，你的函数返回了不同的结果：它在两次调用之间保留了状态",
-        "kind.rule": "{text}",
         "kind.not_chunked": "分块不对：某个运算一次拿到了 `{arg}` 的 {rows} 行；最多只允许 {limit} 行",
         "generic.none": "你的函数返回了 None：是不是忘了 `return` 结果？",
         "generic.list": "请直接返回张量本身，而不是由它的值组成的 Python 列表（不要调用 `.tolist()`）。",
@@ -263,16 +261,13 @@ def _describe(label: str, v: Any, lang: str, indent: str = "  ") -> list[str]:
 
 
 def _kind_line(kind: str, facts: Mapping[str, Any], lang: str, kind_text: str | None = None) -> str:
+    """The line that says what failed; a values or device failure words its ``how`` first."""
     if kind == "rule":
-        return text(lang, "kind.rule", text=kind_text or facts.get("rule", ""))
-    if kind == "values" and "how" in facts:
-        how = text(lang, "how." + facts["how"], **facts)
-        return text(lang, "kind.values", **{**facts, "how": how})
-    if kind == "device":
-        what = text(lang, "device." + facts["how"], **facts)
-        return text(lang, "kind.device", what=what)
-    if kind == "values":
-        return text(lang, "kind.result", **facts)
+        return kind_text or facts.get("rule", "")
+    if kind == "values" and "how" not in facts:  # not tensors: the results as they are
+        kind = "result"
+    if kind in ("values", "device"):
+        facts = {**facts, "how": text(lang, f"{kind}.{facts['how']}", **facts)}
     return text(lang, "kind." + kind, **facts)
 
 

@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import sys
 import textwrap
 from typing import Any, Callable
 
 import torch
 
 from gatherbook.puzzles import level1, level2, level3, level4
-from gatherbook.puzzles._core import Puzzle, Result, Wrong, run
+from gatherbook.puzzles._core import Puzzle, Wrong
 from gatherbook.puzzles._guard import Forbidden, GROUPS
 from gatherbook.puzzles._texts import LEVELS, PUZZLES as _WORDS, UI
 from gatherbook.runtime import resolve
 
-__all__ = ["PUZZLES", "Puzzle", "Result", "Wrong", "allowed", "board", "check", "get", "names",
+__all__ = ["PUZZLES", "Puzzle", "Wrong", "allowed", "board", "check", "get", "names",
            "run_check", "show", "title"]
 
 #: every puzzle, level by level

@@ -5,11 +5,10 @@ wrong value."""
 from __future__ import annotations
 
 import pytest
-import torch
 
 from gatherbook import exercises
 from gatherbook.exercises import Exercise, Mistake, run_check
-from gatherbook.exercises.cases import f, t
+from gatherbook.exercises.cases import f
 
 
 def _declared(bug: str, *mistakes: Mistake) -> Exercise:
@@ -69,6 +68,3 @@ def test_bug_must_name_a_declared_mistake():
         exercises._validate("ch9", SimpleNamespace(EXERCISES=[ex]))
     assert "ch9.row_sum" not in exercises._REGISTRY
 
-
-def test_index_helpers_still_import():  # the declaration vocabulary the chapters use
-    assert t([1]).dtype == torch.int64
