@@ -12,18 +12,20 @@
  */
 "use strict";
 (() => {
-  const SECTION_IDS = /^gb-s\d+$/;
+  const SECTION_IDS = /^gb-[se]\d+$/;  // sections, and exercises (gb-e3: the page's third)
   const HEADER_OFFSET = 80;  // px hidden under the theme's sticky header
 
   // The position id of the section the reader is in: the last section whose start is above
   // the top of the window (below the sticky header).
   function sectionInView() {
     let current = null;
-    document.querySelectorAll("article.bd-article span[id^='gb-s'], article.bd-article section[id^='gb-s']")
+    document.querySelectorAll("article.bd-article span[id^='gb-'], article.bd-article section[id^='gb-s']")
       .forEach((marker) => {
         if (!SECTION_IDS.test(marker.id)) return;
         if (marker.closest("details:not([open])")) return;  // folded: not on screen
-        const section = marker.tagName === "SECTION" ? marker : marker.closest("section") || marker;
+        // an exercise's id is an empty span just before it: its own place
+        const section = marker.tagName === "SECTION" || marker.id.startsWith("gb-e") ? marker
+          : marker.closest("section") || marker;
         if (section.getBoundingClientRect().top <= HEADER_OFFSET + 1) current = marker.id;
       });
     return current;

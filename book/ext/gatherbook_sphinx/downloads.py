@@ -235,7 +235,9 @@ def reader_files(root: Path) -> dict[str, bytes]:
         text = (root / READER / name).read_text(encoding="utf8")
         if name.startswith("README"):
             code = "zh" if ".zh." in name else "en"
-            text = text.replace("{site_sentence}", words.table(code)["reader_site"].format(url=url) if url else "")
+            said = words.table(code)
+            # the address when _config.yml gives it (html: baseurl); else where the reader got the zip
+            text = text.replace("{site_sentence}", said["reader_site"].format(url=url) if url else said["reader_no_site"])
         files[name] = text.encode("utf8")
     files["requirements.txt"] = reader_requirements(
         (root / "requirements.txt").read_text(encoding="utf8")).encode("utf8")
