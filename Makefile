@@ -46,7 +46,7 @@ test-all: $(STAMP)
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope
 
 test-fast: $(STAMP)
-	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" tests/unit tests/exercises
+	GATHERBOOK_FAST=1 OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" tests/unit tests/exercises
 
 book: $(STAMP)
 	$(PY) book/build.py
