@@ -21,7 +21,7 @@ def site_titles(page: str) -> list[str]:
 def lab_labels(nb: dict) -> list[str]:
     labels = [((c["metadata"].get("gatherbook") or {}).get("lab") or {}).get("label", "")
               for c in nb["cells"] if c["cell_type"] == "markdown"]
-    return [label.strip("*") for label in labels if label]
+    return [label.strip("*") for label in labels if label and not label.startswith("<!--")]
 
 
 def test_lab_labels_are_the_site_titles(site):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -53,7 +53,9 @@ def search(base_url, browser):
             page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
                                    " || {}).textContent", timeout=30_000)
             hrefs = page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(a => a.href)")
-            return [sh.site_path(base, h.split("?")[0]) for h in hrefs]
+            links = [urlsplit(h) for h in hrefs]
+            return [sh.site_path(base, h._replace(query="", fragment="").geturl())
+                    + (f"#{h.fragment}" if h.fragment else "") for h in links]
 
         yield run
         page.close()

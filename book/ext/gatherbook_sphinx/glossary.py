@@ -3,7 +3,8 @@
 ``book/glossary.md`` is one list-table of class ``glossary-table`` (term, 术语, definition). At
 ``doctree-read`` :func:`term_anchors` gives each row an id made from its English term,
 ``term-<term>`` (``glossary.html#term-scatter-add``), the same in both editions, so a chapter can
-link a term and the language switch keeps it. The phone layout is CSS (``gatherbook.css``: the
+link a term (``[scatter_add](../../book/glossary.md#term-scatter-add)``, resolved under -W) and the
+language switch keeps it. The phone layout is CSS (``gatherbook.css``: the
 three columns become one block per term below 640 px).
 """
 from __future__ import annotations
@@ -30,3 +31,6 @@ def term_anchors(app, doctree: nodes.document) -> None:
                 if ident and ident not in doctree.ids:
                     row["ids"].append(ident)
                     doctree.ids[ident] = row
+                    # a target of ``[gather](../book/glossary.md#term-gather)`` links (as anchors.py)
+                    slugs = app.env.metadata[app.env.docname].setdefault("myst_slugs", {})
+                    slugs.setdefault(ident, (row.line or 0, ident, entry.astext()))
