@@ -1,6 +1,6 @@
 /* The gather book: search that finds Chinese words and phrases, and hits that lead to the match.
  *
- * Loaded on search.html only, before Sphinx's searchtools.js (book/_ext/gatherbook_site.py).
+ * Loaded on search.html only, before Sphinx's searchtools.js (book/ext/gatherbook_sphinx/search.py).
  *
  * Sphinx cuts the Chinese pages into words with jieba when it builds the index, but the browser
  * does not cut the query: "对数概率" is one query word, and the index holds "对数" and "概率".

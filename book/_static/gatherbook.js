@@ -1,8 +1,8 @@
-/* The gather book: small behaviours of every page (loaded by book/_ext/gatherbook_site.py).
+/* The gather book: small behaviours of every page (added to every page by book/ext/gatherbook_sphinx).
  *
  * - The language switch keeps the reader's place: a click adds the id of the section in view.
  *   Sections carry position ids that are the same in both editions ("gb-s3" is the third
- *   section of the page in English and in Chinese; book/_ext/reader_sections.py).
+ *   section of the page in English and in Chinese; book/ext/gatherbook_sphinx/editions.py).
  * - The words of the search that led to the page are highlighted.
  * - Folded deep-dive sections (details.deep-dive-fold) open when the address's #id or a
  *   highlighted search word lies inside one, and every fold (deep-dives, predict answers) is
