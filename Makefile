@@ -11,12 +11,14 @@ WORKERS ?= auto
 # (Outputs must not depend on the thread count: `make determinism` runs them with all of them.)
 TEST_THREADS ?= 1
 
-.PHONY: help venv test test-fast book execute lab determinism clean
+.PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean
 
 help:
-	@echo "make test         run every test (tests/unit, exercises, notebooks, site; nbval over every notebook);"
-	@echo "                  the site is built once and left in _build/site/ (what make book makes)"
-	@echo "make test-fast    the unit and exercise tests only (seconds: the loop of fixing a checker)"
+	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
+	@echo "                  built once into _build/site/, its browser tests on a sample of pages)"
+	@echo "make test-fast    the unit and exercise tests without the slow ones (the loop of fixing a checker)"
+	@echo "make test-notebooks  execute every notebook and compare its outputs (nbval)"
+	@echo "make test-all     what CI runs: test + test-notebooks, the browser tests on every page"
 	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
 	@echo "make execute      re-execute notebooks in place (NB=path.ipynb for one)"
 	@echo "make lab          open the notebooks in JupyterLab"
@@ -33,10 +35,18 @@ venv: $(STAMP)
 # The site tests build the site once (tests/site/conftest.py) and leave it in _build/site.
 test: $(STAMP)
 	GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
+	  $(PY) -m pytest -n $(WORKERS) --dist loadscope tests
+
+test-notebooks: $(STAMP)
+	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) --dist loadscope notebooks
+
+# everything (the pytest paths of pyproject.toml: tests and notebooks), every page in the browser
+test-all: $(STAMP)
+	GATHERBOOK_SITE_PAGES=all GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope
 
 test-fast: $(STAMP)
-	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" tests/unit tests/exercises
+	GATHERBOOK_FAST=1 OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" tests/unit tests/exercises
 
 book: $(STAMP)
 	$(PY) book/build.py

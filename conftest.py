@@ -91,3 +91,44 @@ def pytest_sessionfinish(session, exitstatus):
     limit = seconds_from_env(LIMIT_ENV, LIMIT_DEFAULT)
     if any(s > limit for s in _seconds.values()):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast lane (`make test-fast` sets GATHERBOOK_FAST=1): the tests that run once per declared
+# answer, exercise or puzzle run for a fixed sample of 1 in FAST_SAMPLE of their cases, and the
+# single tests of many seconds (FAST_SKIP) not at all; `make test` runs them all. The sample is chosen by each test's id (crc32), so it is the
+# same on every run and every machine, and a new case lands in it or not by its name alone.
+# ---------------------------------------------------------------------------------------------
+FAST_ENV = "GATHERBOOK_FAST"
+FAST_SAMPLE = 8
+PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/test_exercises.py",
+                  "tests/exercises/test_puzzles.py", "tests/exercises/test_notebook_exercises.py")
+
+
+# single tests of many seconds (gradchecks, spawned processes, comparisons with transformers, the
+# zip built twice, per-notebook runs, a timing measurement): `make test` only
+FAST_SKIP = ("tests/unit/test_fused_logprobs.py::test_gradcheck", "tests/unit/test_vocab_parallel.py::",
+             "tests/unit/test_generation.py::test_moe_equals", "tests/unit/test_generation.py::test_filters_equal",
+             "tests/unit/test_generation.py::test_reorder_cache", "tests/unit/test_sphinx_ext.py::test_zip_is_the_same",
+             "tests/exercises/test_puzzles.py::test_each_check_takes", "tests/exercises/test_notebook_exercises.py::",
+             "tests/exercises/test_puzzles.py::test_worked_example_picture",
+             "tests/unit/test_figure_kit.py::test_every_figure_fits_a_phone")
+
+
+def in_fast_sample(nodeid: str) -> bool:
+    import zlib
+
+    return zlib.crc32(nodeid.encode("utf8")) % FAST_SAMPLE == 0
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get(FAST_ENV, "").strip() not in ("1", "true", "yes"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        per_case = item.nodeid.startswith(PER_CASE_FILES) and "[" in item.nodeid
+        slow = item.nodeid.startswith(FAST_SKIP) or (per_case and not in_fast_sample(item.nodeid))
+        (dropped if slow else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept

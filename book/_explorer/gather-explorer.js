@@ -238,13 +238,16 @@
       const controls = el("div", {class: "gx-controls"}, root);
       if (!this.compact) {
         this.opSelect = this.select(controls, t.op, ["gather", "scatter"], (v) => { this.state.op = v; this.render(); });
-        this.inputNdim = this.select(controls, t.inputShape + " · " + t.ndim, ["1", "2", "3"], (v) => this.setInputNdim(+v));
-        this.inputSizes = el("span", {class: "gx-sizes"}, controls);
+        // a shape's dims and its sizes stay together (on a phone: one line each, with their label)
+        const inputGroup = el("span", {class: "gx-group"}, controls);
+        this.inputNdim = this.select(inputGroup, t.inputShape + " · " + t.ndim, ["1", "2", "3"], (v) => this.setInputNdim(+v));
+        this.inputSizes = el("span", {class: "gx-sizes"}, inputGroup);
       }
       this.dimSelect = this.select(controls, t.dim, [], (v) => this.setDim(+v));
       if (!this.compact) {
-        this.indexNdim = this.select(controls, t.indexShape + " · " + t.ndim, ["1", "2", "3"], (v) => this.setIndexNdim(+v));
-        this.indexSizes = el("span", {class: "gx-sizes"}, controls);
+        const indexGroup = el("span", {class: "gx-group"}, controls);
+        this.indexNdim = this.select(indexGroup, t.indexShape + " · " + t.ndim, ["1", "2", "3"], (v) => this.setIndexNdim(+v));
+        this.indexSizes = el("span", {class: "gx-sizes"}, indexGroup);
         const random = el("button", {type: "button", class: "gx-button"}, controls, t.random);
         random.addEventListener("click", () => this.randomIndex());
       }
@@ -545,7 +548,7 @@
       if (prod(shape) === 0) {
         const svg = el("svg:svg", {width: 80, height: CELL_H + 4, class: "gx-grid", role: "img", "aria-label": `${name} ${tuple(shape)} ${this.t.empty}`}, slices);
         el("svg:rect", {x: 2, y: 2, width: 76, height: CELL_H, fill: PAPER, stroke: EDGE, "stroke-dasharray": "4 3"}, svg);
-        el("svg:text", {x: 40, y: 2 + CELL_H / 2, class: "gx-empty", "text-anchor": "middle", "dominant-baseline": "central"}, svg, "empty");
+        el("svg:text", {x: 40, y: 2 + CELL_H / 2, class: "gx-empty", "text-anchor": "middle", "dominant-baseline": "central"}, svg, this.t.empty);
         return;
       }
       const n = shape.length;

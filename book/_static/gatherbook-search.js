@@ -1,6 +1,6 @@
 /* The gather book: search that finds Chinese words and phrases, and hits that lead to the match.
  *
- * Loaded on search.html only, before Sphinx's searchtools.js (book/_ext/gatherbook_site.py).
+ * Loaded on search.html only, before Sphinx's searchtools.js (book/ext/gatherbook_sphinx/search.py).
  *
  * Sphinx cuts the Chinese pages into words with jieba when it builds the index, but the browser
  * does not cut the query: "对数概率" is one query word, and the index holds "对数" and "概率".
@@ -12,6 +12,12 @@
  *
  * A hit links to the section that holds the first match (its id), the words are highlighted
  * there (Sphinx's sphinx_highlight.js), and the snippet quotes the article, not the page chrome.
+ *
+ * A pasted error message ("IndexError: index 5 is out of bounds for dimension 1 with size 5")
+ * puts first the sections whose heading is that message (chapter 6's error decoder), whatever
+ * numbers it carries: the words of the query and of each section title are compared with every
+ * number as one placeholder. Words readers type for an API name the book writes in English
+ * (散射 for scatter) are searched as that name.
  */
 "use strict";
 (() => {
@@ -20,6 +26,36 @@
   const NUMBER = /-?\d+(?:\.\d+)?/g;
   // article text, without what is not the page's text
   const CHROME = ".headerlink, script, style, button, .copybtn, .toggle-button, .tooltip, #searchbox";
+
+  // Names a reader may type for what the book calls by its API name (the glossary lists them).
+  const SYNONYMS = [[/散射/g, " scatter "], [/聚集/g, " gather "]];
+
+  function withSynonyms(query) {
+    return SYNONYMS.reduce((q, [from, to]) => q.replace(from, to), query);
+  }
+
+  // The words of an error message, every number one placeholder ("size 5" = "size 4"), without
+  // the exception's name ("RuntimeError:" is in what readers paste, not in the headings).
+  function messageWords(text) {
+    const words = text.toLowerCase().replace(/\d+/g, "#").match(/[a-z_#]+/g) || [];
+    return new Set(words.filter((w) => !/(error|exception|warning)$/.test(w)));
+  }
+
+  // Section titles that are (nearly) the pasted message, best last: [title, similarity].
+  function messageTitles(query, allTitles) {
+    const asked = messageWords(query);
+    if (asked.size < 4) return [];
+    const found = [];
+    for (const title of Object.keys(allTitles)) {
+      const words = messageWords(title);
+      if (words.size < 4) continue;
+      let shared = 0;
+      asked.forEach((w) => { if (words.has(w)) shared += 1; });
+      const union = asked.size + words.size - shared;
+      if (shared >= 4 && shared / asked.size >= 0.75) found.push([title, shared / union]);
+    }
+    return found.sort((a, b) => a[1] - b[1]);
+  }
 
   // The query's Chinese runs, its numbers as typed ("-100"), and everything else.
   function queryParts(query) {
@@ -103,7 +139,8 @@
     Search.gatherbookInstalled = true;
 
     const parseQuery = Search._parseQuery;
-    Search._parseQuery = (query) => {
+    Search._parseQuery = (typed) => {
+      const query = withSynonyms(typed);
       const parsed = parseQuery(query);
       const [, searchTerms, , highlightTerms] = parsed;
       lastParts = queryParts(query);
@@ -149,6 +186,25 @@
       const files = intersect(maps);
       if (files === null) return [];
       return [...files].map(([file, score]) => result(file, score));
+    };
+
+    // A pasted error message: the sections headed by it first.
+    const performSearch = Search._performSearch;
+    Search._performSearch = (query, ...rest) => {
+      const results = performSearch(query, ...rest);
+      const index = Search._index;
+      const first = [];
+      messageTitles(query, index.alltitles).forEach(([title, similarity]) => {
+        for (const [file, id] of index.alltitles[title]) {
+          const name = index.titles[file] !== title ? `${index.titles[file]} > ${title}` : title;
+          first.push([index.docnames[file], name, id !== null ? "#" + id : "", null,
+                      1e6 + Math.round(1000 * similarity), index.filenames[file]]);
+        }
+      });
+      if (!first.length) return results;
+      const pages = new Set(first.map((r) => r[0]));
+      // the page-level hits of the same pages go (their section is listed), the others stay
+      return [...results.filter((r) => !(pages.has(r[0]) && !r[2])), ...first];
     };
 
     // The article's text only (not the sidebars, buttons and header of the page).

@@ -1,8 +1,8 @@
-/* The gather book: small behaviours of every page (loaded by book/_ext/gatherbook_site.py).
+/* The gather book: small behaviours of every page (added to every page by book/ext/gatherbook_sphinx).
  *
  * - The language switch keeps the reader's place: a click adds the id of the section in view.
  *   Sections carry position ids that are the same in both editions ("gb-s3" is the third
- *   section of the page in English and in Chinese; book/_ext/reader_sections.py).
+ *   section of the page in English and in Chinese; book/ext/gatherbook_sphinx/editions.py).
  * - The words of the search that led to the page are highlighted.
  * - Folded deep-dive sections (details.deep-dive-fold) open when the address's #id or a
  *   highlighted search word lies inside one, and every fold (deep-dives, predict answers) is
@@ -12,18 +12,20 @@
  */
 "use strict";
 (() => {
-  const SECTION_IDS = /^gb-s\d+$/;
+  const SECTION_IDS = /^gb-[se]\d+$/;  // sections, and exercises (gb-e3: the page's third)
   const HEADER_OFFSET = 80;  // px hidden under the theme's sticky header
 
   // The position id of the section the reader is in: the last section whose start is above
   // the top of the window (below the sticky header).
   function sectionInView() {
     let current = null;
-    document.querySelectorAll("article.bd-article span[id^='gb-s'], article.bd-article section[id^='gb-s']")
+    document.querySelectorAll("article.bd-article span[id^='gb-'], article.bd-article section[id^='gb-s']")
       .forEach((marker) => {
         if (!SECTION_IDS.test(marker.id)) return;
         if (marker.closest("details:not([open])")) return;  // folded: not on screen
-        const section = marker.tagName === "SECTION" ? marker : marker.closest("section") || marker;
+        // an exercise's id is an empty span just before it: its own place
+        const section = marker.tagName === "SECTION" || marker.id.startsWith("gb-e") ? marker
+          : marker.closest("section") || marker;
         if (section.getBoundingClientRect().top <= HEADER_OFFSET + 1) current = marker.id;
       });
     return current;

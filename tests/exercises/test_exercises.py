@@ -402,8 +402,10 @@ def test_titles_are_the_headings_of_the_exercises_in_both_editions(name):
     for lang in LANGUAGES:
         (path,) = (Path(__file__).resolve().parents[2] / "notebooks" / lang).glob(f"{number:02d}_*.ipynb")
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        from gatherbook_sphinx.notebooks import fenced_source  # the fences under JupyterLab's label
+
         headings = [line.split("}", 1)[1].strip() for c in cells if c["cell_type"] == "markdown"
-                    for line in "".join(c["source"]).splitlines() if re.match(r"`{3,}\{exercise\}", line)]
+                    for line in fenced_source(c).splitlines() if re.match(r"`{3,}\{exercise\}", line)]
         assert title(name, lang) in headings, f"{name} ({lang}): {title(name, lang)!r} is not one of {headings}"
 
 

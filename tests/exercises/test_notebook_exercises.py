@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises import get, run_check
+from gatherbook_sphinx.notebooks import fenced_source
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/0*.ipynb"))
@@ -32,7 +33,7 @@ def _exercise_cells(path: Path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     inside, started = False, False
     for cell in nb["cells"]:
-        text = "".join(cell["source"])
+        text = fenced_source(cell)  # an exercise cell's fences, under JupyterLab's label (book/lab_labels.py)
         if cell["cell_type"] == "markdown":
             started |= "{exercise}" in text
             inside = (inside or "{solution-start}" in text) and "{solution-end}" not in text

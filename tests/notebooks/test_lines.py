@@ -17,6 +17,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from gatherbook_sphinx.notebooks import fenced_source
+
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/*.ipynb"))
 MAX = 88
@@ -97,10 +99,10 @@ def solution_cells(nb) -> list[tuple[int, object, str]]:
     role is "start" (the opening markdown), "check" (a check(...) cell) or "solution"."""
     found, inside = [], False
     for i, c in enumerate(nb.cells):
-        if c.cell_type == "markdown" and "{solution-start}" in c.source:
+        if c.cell_type == "markdown" and "{solution-start}" in fenced_source(c):
             inside = True
             found.append((i, c, "start"))
-        elif c.cell_type == "markdown" and "{solution-end}" in c.source:
+        elif c.cell_type == "markdown" and "{solution-end}" in fenced_source(c):
             inside = False
         elif inside and c.cell_type == "code":
             found.append((i, c, "check" if c.source.lstrip().startswith("check(") else "solution"))

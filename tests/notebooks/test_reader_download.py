@@ -65,6 +65,17 @@ def test_the_readmes_name_the_site_when_the_config_gives_it(monkeypatch):
         assert "<https://example.org/gather/>" in text and "{site_sentence}" not in text
 
 
+def test_without_an_address_the_readmes_say_where_the_site_is(monkeypatch):
+    """No invented address: the site is the one the folder came from."""
+    from gatherbook_sphinx import words
+
+    monkeypatch.setattr(downloads, "configured_site", lambda root: "")
+    files = downloads.reader_files(ROOT)
+    for name, code in (("README.md", "en"), ("README.zh.md", "zh")):
+        text = files[name].decode("utf8")
+        assert words.table(code)["reader_no_site"] in text and "http" not in text.split("\n\n")[1]
+
+
 def test_make_help_and_lab_work_inside_the_zip(folder):
     done = make(folder, "help")
     assert done.returncode == 0 and "make lab" in done.stdout and "make check" in done.stdout

@@ -328,3 +328,23 @@ def build_reading_fixture(out: Path) -> Path:
     if run.returncode != 0:
         raise AssertionError(f"the reading fixture did not build:\n{run.stderr[-3000:]}")
     return out
+
+
+# The browser tests visit every page with GATHERBOOK_SITE_PAGES=all (CI: make test-all), and a
+# sample of each kind of page otherwise (make test): the landing page, the Start-here and
+# Reference pages, the search page, chapters 1 and 5, and one Practice page, in both editions.
+# The checks that read the built files (links, headings, sizes, ...) read every page either way.
+PAGES_ENV = "GATHERBOOK_SITE_PAGES"
+SAMPLE = ("index.html", "/intro.html", "/run.html", "/glossary.html", "/explorer.html", "/search.html",
+          "01_gather_basics.html", "05_scatter.html", "08_practice_2_3d.html")
+
+
+def every_page() -> bool:
+    return os.environ.get(PAGES_ENV, "").strip().lower() == "all"
+
+
+def browser_pages(pages: list[str]) -> list[str]:
+    """``pages`` for a browser test: all of them with GATHERBOOK_SITE_PAGES=all, else the sample."""
+    if every_page():
+        return list(pages)
+    return [p for p in pages if p == "index.html" or p.endswith(SAMPLE[1:])]

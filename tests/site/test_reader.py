@@ -250,7 +250,8 @@ def visit_all(site, base_url, browser, pages, js, **context_options):
 
 def test_phone_no_page_scrolls_sideways(site, base_url, browser):
     """(Each figure's size and sharpness on a phone: tests/site/test_figure_layout.py.)"""
-    pages = [p for p in site["pages"] if sh.edition_of(p) and not sh.parse_page(site["path"] / p).refresh]
+    pages = [p for p in sh.browser_pages(site["pages"])
+             if sh.edition_of(p) and not sh.parse_page(site["path"] / p).refresh]
     facts = visit_all(site, base_url, browser, pages, WIDTHS_JS, viewport=PHONE, is_mobile=True,
                       has_touch=True, device_scale_factor=2)
     problems = []
@@ -289,7 +290,7 @@ def test_desktop_code_and_outputs_fit_the_column(site, base_url, browser):
 def test_language_switch_lands_on_the_same_section(site, base_url, browser):
     context = new_context(browser, base_url)
     try:
-        for chapter in chapter_pages(site["pages"], "en"):
+        for chapter in sh.browser_pages(chapter_pages(site["pages"], "en")):
             ids = re.findall(r'id="(gb-s\d+)"', (site["path"] / chapter).read_text(encoding="utf8"))
             ids = ids[:-1] if len(ids) > 1 else ids  # the last section may sit too low to reach the top
             target = ids[len(ids) // 2]
@@ -310,6 +311,31 @@ def test_language_switch_lands_on_the_same_section(site, base_url, browser):
                 assert -5 < top < 400, f"{there}#{target} is not at the top of the window ({top:.0f} px)"
             assert_clean(watch, context, f"switching on {chapter}")
             page.close()
+    finally:
+        context.close()
+
+
+def test_language_switch_from_an_exercise_lands_on_the_same_exercise(site, base_url, browser):
+    """From inside exercise 3 (its text or its opened solution) to exercise 3 of the other edition,
+    not to the top of the exercises section."""
+    chapter = next(p for p in chapter_pages(site["pages"], "en") if "05_scatter" in p)
+    assert 'id="gb-e3"' in (site["path"] / chapter).read_text(encoding="utf8")
+    context = new_context(browser, base_url)
+    try:
+        page, watch = open_page(context, base_url + chapter)
+        for here, there in ((chapter, sh.other_edition(chapter)), (sh.other_edition(chapter), chapter)):
+            page.evaluate("""() => { const e = document.getElementById('gb-e3');
+                              e.scrollIntoView({block: 'start', behavior: 'instant'});
+                              window.scrollBy({top: 120, behavior: 'instant'}); }""")
+            box = page.locator("a.gatherbook-language-switch").bounding_box()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            page.wait_for_url(lambda u: u.split("#")[0] == base_url + there, wait_until="load")
+            settle(page, watch)
+            assert page.url.endswith("#gb-e3"), f"{here} -> {page.url}: not #gb-e3"
+            top = page.evaluate("() => document.getElementById('gb-e3').getBoundingClientRect().top")
+            assert -5 < top < 400, f"{there}#gb-e3 is not at the top of the window ({top:.0f} px)"
+        assert_clean(watch, context, f"switching on {chapter}'s exercise")
+        page.close()
     finally:
         context.close()
 

@@ -82,3 +82,11 @@ def test_link_to_an_anchor_in_another_notebook_lands_on_it(built):
     page = (built / "chapter.html").read_text(encoding="utf8")
     assert re.search(r'<a class="reference internal" href="myths.html#myths">.*?Myths about gather', page, re.S)
     assert '<a id="myths"></a>' in (built / "myths.html").read_text(encoding="utf8")
+
+
+def test_glossary_term_ids_come_from_the_english_term():
+    from gatherbook_sphinx.glossary import term_id
+
+    assert term_id("`scatter_add`") == "term-scatter-add"
+    assert term_id("log-probability") == "term-log-probability"
+    assert term_id("index") == "term-index"

@@ -6,6 +6,7 @@ connects nothing itself:
 
 - :mod:`.deepdives`: sections headed "Deep dive: " framed and folded;
 - :mod:`.anchors`: ``page.ipynb#name`` links to an ``<a id="name"></a>`` in another notebook;
+- :mod:`.glossary`: an anchor for each glossary term;
 - :mod:`.editions`: which edition is being built (``gatherbook_edition``, the one way to learn
   it), ``<html lang>``, the language switch and the section ids it keeps the place with;
 - :mod:`.search`: the Chinese search index (jieba's words and every pair of characters);
@@ -25,10 +26,10 @@ from __future__ import annotations
 
 from gatherbook.editions import CODES
 
-from . import (anchors, deepdives, downloads, editions, explorer, mathjax, notebooks, outputs, search, titles, words,
+from . import (anchors, deepdives, downloads, editions, glossary, explorer, mathjax, notebooks, outputs, search, titles, words,
                workarounds)
 
-__all__ = ["anchors", "deepdives", "downloads", "editions", "explorer", "mathjax", "notebooks", "outputs", "search", "titles", "words",
+__all__ = ["anchors", "deepdives", "downloads", "editions", "glossary", "explorer", "mathjax", "notebooks", "outputs", "search", "titles", "words",
            "workarounds", "setup"]
 
 
@@ -70,6 +71,7 @@ def setup(app):
     app.connect("doctree-read", editions.add_position_ids)
     app.connect("doctree-read", outputs.rewrite_tracebacks)
     app.connect("doctree-read", anchors.record_html_anchors)
+    app.connect("doctree-read", glossary.term_anchors)
     app.connect("html-page-context", on_page_context, priority=500)
     app.connect("html-page-context", on_page_context_late, priority=600)
     app.connect("build-finished", workarounds.write_index_redirect, priority=400)

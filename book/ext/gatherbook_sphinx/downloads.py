@@ -34,6 +34,7 @@ import yaml
 from gatherbook.editions import edition
 
 from . import words
+from .notebooks import fenced_source
 
 GENERATED = Path("_build") / "exercises"
 _FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
@@ -42,10 +43,11 @@ _HEADING = re.compile(r"^#{1,6}\s")
 
 
 def _directive(cell) -> str | None:
-    """Name of the MyST directive a markdown cell opens with, if any (``exercise``, ``solution-start`` ...)."""
+    """Name of the MyST directive a markdown cell opens with, if any (``exercise``, ``solution-start`` ...);
+    an exercise cell under JupyterLab's label (notebooks.py) opens with the fence it stands for."""
     if cell.cell_type != "markdown":
         return None
-    for line in cell.source.splitlines():
+    for line in fenced_source(cell).splitlines():
         if line.strip():
             m = _FENCE_OPEN.match(line.strip())
             return m.group("name") if m else None
@@ -86,6 +88,14 @@ def _title(nb) -> str:
                 if line.startswith("# "):
                     return line[2:].strip()
     return "exercises"
+
+
+def with_fences(nb):
+    """``nb`` with its exercise cells' fences back (JupyterLab's labels taken off, notebooks.py)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = fenced_source(cell)
+    return nb
 
 
 def exercises_only(nb, lang: str):
@@ -146,7 +156,7 @@ def generate_all(srcdir: Path, lang: str, docnames: set[str]) -> list[Path]:
         path = srcdir / f"{doc}.ipynb"
         if not path.is_file():
             continue
-        nb = nbformat.read(path, as_version=4)
+        nb = with_fences(nbformat.read(path, as_version=4))
         if not any(_directive(c) == "exercise" for c in nb.cells):
             continue
         target = outdir / f"{path.stem}_exercises.ipynb"
@@ -225,7 +235,9 @@ def reader_files(root: Path) -> dict[str, bytes]:
         text = (root / READER / name).read_text(encoding="utf8")
         if name.startswith("README"):
             code = "zh" if ".zh." in name else "en"
-            text = text.replace("{site_sentence}", words.table(code)["reader_site"].format(url=url) if url else "")
+            said = words.table(code)
+            # the address when _config.yml gives it (html: baseurl); else where the reader got the zip
+            text = text.replace("{site_sentence}", said["reader_site"].format(url=url) if url else said["reader_no_site"])
         files[name] = text.encode("utf8")
     files["requirements.txt"] = reader_requirements(
         (root / "requirements.txt").read_text(encoding="utf8")).encode("utf8")

@@ -18,6 +18,7 @@ from docutils import nodes
 from gatherbook.editions import CODES, EDITIONS, Edition, edition
 
 CONFIG = "gatherbook_edition"
+EXERCISE_PREFIX = "gb-e"
 SECTION_PREFIX = "gb-s"
 
 
@@ -100,3 +101,12 @@ def add_position_ids(app, doctree) -> None:
         ident = f"{SECTION_PREFIX}{position}"
         if ident not in section["ids"]:
             section["ids"].append(ident)
+    # exercises too (``gb-e<N>``): a switch from inside an exercise or its solution lands on the
+    # same exercise, not at the top of the exercises section
+    from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
+
+    exercises = doctree.findall(lambda n: isinstance(n, (exercise_node, exercise_enumerable_node)))
+    for position, node in enumerate(exercises, start=1):
+        ident = f"{EXERCISE_PREFIX}{position}"
+        if ident not in node["ids"]:
+            node["ids"].append(ident)

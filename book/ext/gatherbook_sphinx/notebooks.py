@@ -20,6 +20,7 @@ a test holds them equal). The site drops those cells: the figure shows its capti
 from __future__ import annotations
 
 import json
+import re
 
 KEY = "gatherbook"
 
@@ -63,7 +64,8 @@ def with_caption_cells(nb: dict) -> int:
 
 def site_version(nb: dict) -> bool:
     """The site's version of ``nb`` (in place): each markdown cell's ``metadata.gatherbook.site``
-    in place of its source; caption cells dropped. Returns whether anything changed."""
+    in place of its source, an exercise cell's fences put back (:func:`fenced_source`); caption
+    cells dropped. Returns whether anything changed."""
     before = len(nb.get("cells", []))
     nb["cells"] = [c for c in nb.get("cells", []) if not is_caption_cell(c)]
     changed = len(nb["cells"]) != before
@@ -71,6 +73,9 @@ def site_version(nb: dict) -> bool:
         site = (cell.get("metadata", {}).get(KEY) or {}).get("site")
         if cell.get("cell_type") == "markdown" and isinstance(site, str):
             cell["source"] = site
+            changed = True
+        elif cell.get("cell_type") == "markdown" and lab_meta(cell) is not None:
+            cell["source"] = fenced_source(cell)  # the exercise's fences back (lab_labels.py)
             changed = True
     return changed
 
@@ -85,3 +90,128 @@ def site_sources(app, docname: str, source: list) -> None:
         return
     if site_version(nb):
         source[0] = json.dumps(nb, ensure_ascii=False)
+
+
+# --- Exercise and solution labels for JupyterLab (book/lab_labels.py) --------------------------
+#
+# jupyterlab-myst titles an ``{exercise}`` "Exercise 1" in English, numbered per notebook, and a
+# folded solution cell shows its first line, the ``{solution-start}`` fence, as its placeholder.
+# So the cells are stored in JupyterLab's form: the fence lines are moved into the cell's metadata
+# (``{"gatherbook": {"lab": {"header": ..., "footer": ..., "label": ...}}}``) and a label in the
+# notebook's language, numbered as on the site, takes their place:
+#
+#     ````{exercise} One-hot targets          **Exercise 5.1 (One-hot targets)**
+#     :label: ch5-ex-one-hot             ->
+#                                             Write `one_hot(...)` ...
+#     Write `one_hot(...)` ...
+#     ````
+#
+# The text under the label stays the cell's source (edit it there); :func:`site_version` puts the
+# fences back for the site. A cell written with its fences (a new exercise) is turned into this
+# form by ``book/lab_labels.py``, which is idempotent.
+
+LAB = "lab"
+SOLUTION_END = "<!-- solution-end -->"
+LABELLED = ("exercise", "solution-start", "solution-end")
+_FENCE = re.compile(r"\A(?P<fence>`{3,}|:{3,})\{(?P<kind>exercise|solution-start|solution-end)\}[ \t]*"
+                    r"(?P<arg>[^\n]*)\n(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)")
+_LABEL_OPTION = re.compile(r"^[ \t]*:label:[ \t]*(\S+)", re.M)
+
+
+def _source(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def lab_meta(cell: dict) -> dict | None:
+    meta = (cell.get("metadata", {}).get(KEY) or {}).get(LAB)
+    return meta if isinstance(meta, dict) else None
+
+
+def fenced_source(cell: dict) -> str:
+    """The cell's source with its exercise fences (what the site parses); unchanged for any other
+    cell, and for a labelled cell whose label line was edited away (the labels test says so)."""
+    src, meta = _source(cell), lab_meta(cell)
+    if cell.get("cell_type") != "markdown" or meta is None:
+        return src
+    label = meta.get("label", "")
+    if label:
+        if not src.startswith(label + "\n"):
+            return src
+        src = src[len(label) + 1:]
+    return meta.get("header", "") + src + meta.get("footer", "")
+
+
+def split_fences(src: str) -> tuple[str, str, str, str, str] | None:
+    """``(kind, title_or_target, header, body, footer)`` of a fenced exercise cell, else None."""
+    m = _FENCE.match(src)
+    if not m:
+        return None
+    kind, fence = m.group("kind"), m.group("fence")
+    header, rest, footer = m.group(0), src[m.end():], ""
+    if kind == "exercise":
+        close = re.search(r"\n" + re.escape(fence) + r"[ \t]*\n?\Z", rest)
+        if not close:
+            return None
+        rest, footer = rest[:close.start()], rest[close.start():]
+    else:  # solution-start / -end: the directive is only its fence lines
+        close = re.match(re.escape(fence) + r"[ \t]*(\n|\Z)", rest)
+        if not close:
+            return None
+        header, rest = header + close.group(0), rest[close.end():]
+    return kind, m.group("arg").strip(), header, rest, footer
+
+
+def exercise_labels(cells: list[dict], numbers: list[str], words: dict) -> dict[str, tuple[str, str]]:
+    """``{label: (number, title)}`` for the exercises among ``cells``, numbered with ``numbers``."""
+    found, k = {}, 0
+    for cell in cells:
+        parts = split_fences(fenced_source(cell)) if cell.get("cell_type") == "markdown" else None
+        if parts and parts[0] == "exercise":
+            label = _LABEL_OPTION.search(parts[2])
+            if label:
+                found[label.group(1)] = (numbers[k] if k < len(numbers) else "?", parts[1])
+            k += 1
+    return found
+
+
+def count_exercises(nb: dict) -> int:
+    return sum(1 for c in nb.get("cells", []) if c.get("cell_type") == "markdown"
+               and (split_fences(fenced_source(c)) or ("",))[0] == "exercise")
+
+
+def _title(words: dict, kind: str, number: str, title: str) -> str:
+    key = ("lab_exercise" if kind == "exercise" else "lab_solution") + ("" if title else "_untitled")
+    return words[key].format(number=number, title=title)
+
+
+def with_lab_labels(nb: dict, numbers: list[str], words: dict) -> int:
+    """Write ``nb``'s exercise cells in JupyterLab's form (in place), the exercises numbered
+    ``numbers`` in order and labelled with ``words`` (an edition's words table). Returns how many
+    cells changed."""
+    cells = nb.get("cells", [])
+    labels = exercise_labels(cells, numbers, words)
+    changed = 0
+    for cell in cells:
+        if cell.get("cell_type") != "markdown":
+            continue
+        parts = split_fences(fenced_source(cell))
+        if not parts:
+            continue
+        kind, arg, header, body, footer = parts
+        if kind == "exercise":
+            label = _LABEL_OPTION.search(header)
+            number, title = labels.get(label.group(1) if label else "", ("?", arg))
+            text = f"**{_title(words, kind, number, title)}**"
+        elif kind == "solution-start":
+            number, title = labels.get(arg, ("?", ""))
+            text = _title(words, kind, number, title)
+        else:  # solution-end: nothing to show, but a cell JupyterLab renders (an empty one it edits)
+            text = SOLUTION_END
+        new_src = (text + "\n" + body) if text else body
+        meta = {"header": header, "footer": footer, "label": text}
+        if _source(cell) != new_src or lab_meta(cell) != meta:
+            changed += 1
+        cell["source"] = new_src
+        cell.setdefault("metadata", {}).setdefault(KEY, {})[LAB] = meta
+    return changed
