@@ -89,7 +89,7 @@ Q_TAKEN = Exercise(
 
 # 2. policy log-probs of the taken actions
 def policy_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-    """``out[i] = log_softmax(logits[i])[actions[i]]``, (B,), differentiable in the logits."""
+    """Returns ``log_softmax(logits[i])[actions[i]]`` for each row i, (B,), differentiable."""
     return logits.log_softmax(-1).gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
@@ -145,7 +145,7 @@ def _dqn(next_q_target, reward, terminated, truncated, gamma, next_v=lambda q: q
 
 def dqn_target(next_q_target: torch.Tensor, reward: torch.Tensor, terminated: torch.Tensor,
                truncated: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
-    """``reward + gamma * (1 - terminated) * max_a next_q_target[:, a]``, (B,), no gradient."""
+    """Returns ``reward + gamma * (1 - terminated) * max_a next_q_target[:, a]``, (B,), no grad."""
     return _dqn(next_q_target, reward, terminated, truncated, gamma).detach()
 
 
@@ -217,7 +217,7 @@ def _double(choose, value, reward, terminated, gamma):
 
 def double_dqn_target(next_q_online: torch.Tensor, next_q_target: torch.Tensor, reward: torch.Tensor,
                       terminated: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
-    """``a* = argmax next_q_online`` (the online net chooses), valued by ``next_q_target``; (B,)."""
+    """Returns the target with ``a* = argmax next_q_online`` valued by ``next_q_target``; (B,)."""
     return _double(next_q_online, next_q_target, reward, terminated, gamma).detach()
 
 
@@ -286,7 +286,7 @@ def _n_step(rewards, terminated, next_q_target, gamma, *, first=0, bootstrap=0, 
 
 def n_step_target(rewards: torch.Tensor, terminated: torch.Tensor, next_q_target: torch.Tensor,
                   gamma: torch.Tensor) -> torch.Tensor:
-    """``sum_k gamma**k rewards[:, k] + gamma**n (1 - any(terminated)) max next_q_target``, (B,)."""
+    """Returns ``sum_k gamma**k rewards[:, k] + gamma**n (1 - any(terminated)) max next_q_target``."""
     return _n_step(rewards, terminated, next_q_target, gamma).detach()
 
 

@@ -52,7 +52,7 @@ _TOPK_EDGES = [
 
 # 1. the top-k patches, in score order
 def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
-    """``out[b][j] = x[b][idx[b][j]]``, idx: row b's k best patches, highest score first. (B, k, D)."""
+    """Returns ``out[b][j] = x[b][idx[b][j]]``, idx: row b's k best patches, best first; (B, k, D)."""
     return x.gather(1, expanded(_top(scores, k), x.shape[2]))
 
 
@@ -92,7 +92,7 @@ TOP_K_PATCHES = Exercise(
 
 # 2. find the bug: the top-k patches in image order (the notebook's stub keeps score order)
 def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
-    """The same k patches as ``top_k_patches``, ordered by patch number (reading order)."""
+    """Returns the same k patches as ``top_k_patches``, ordered by patch number (reading order)."""
     return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x.shape[2]))
 
 
@@ -140,7 +140,7 @@ def _mae(x, noise, keep, restore=lambda ids_shuffle: ids_shuffle.argsort(dim=1))
 
 
 def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.Tensor:
-    """MAE's masking then the decoder's unshuffle: the kept patches in place, zeros elsewhere."""
+    """Returns MAE's masking then the decoder's unshuffle: kept patches in place, zeros elsewhere."""
     return _mae(x, noise, keep)
 
 
@@ -190,8 +190,8 @@ def _evit(x, attn, k, *, cls_attn=lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls
 
 
 def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.Tensor:
-    """The class token (token 0), then the k patch tokens with the highest class-token attention,
-    averaged over the heads, by decreasing attention. x: (B, 1 + N, D); attn: (B, H, 1 + N, 1 + N)."""
+    """Returns the class token, then the k patch tokens it attends to most (mean over the heads),
+    by decreasing attention: (B, 1 + k, D). x: (B, 1 + N, D); attn: (B, H, 1 + N, 1 + N)."""
     return _evit(x, attn, k)
 
 
@@ -259,8 +259,8 @@ def _fused(x, cls_attn, k, weights=lambda w, dropped: torch.where(dropped, w, 0.
 
 
 def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: int) -> torch.Tensor:
-    """EViT's fused token: the tokens outside the top k of ``cls_attn``, summed with their attention
-    as weights (not renormalised; k == N gives zeros). x: (B, N, D); cls_attn: (B, N). (B, 1, D)."""
+    """Returns EViT's fused token, (B, 1, D): the tokens outside the top k of ``cls_attn`` summed with
+    their attention as weights (not renormalised; k == N gives zeros). x: (B, N, D); cls_attn: (B, N)."""
     return _fused(x, cls_attn, k)
 
 
@@ -321,7 +321,7 @@ FUSE_DROPPED = Exercise(
 
 # 6. a different k per image, as a mask
 def keep_mask_per_image(scores: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """(B, N) bool: True where patch n is among the ``k[b]`` highest scores of image b; k: (B,)."""
+    """Returns (B, N) bool: True where patch n is among the ``k[b]`` highest scores of image b."""
     ranks = scores.argsort(dim=1, descending=True).argsort(dim=1)  # 0 for the best patch
     return ranks < k.unsqueeze(1)
 
