@@ -15,7 +15,8 @@ from gatherbook.exercises.cases import I64, between, coded, distinct, expanded, 
 # 1. one-hot targets
 
 def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """``out[i][labels[i]] = 1``, else 0: (N, C) with logits' dtype; labels: (N,) int64 in [0, C)."""
+    """``out[i][labels[i]] = 1``, else 0. logits: (N, C); labels: (N,) int64 in [0, C).
+    Returns (N, C) with logits' dtype."""
     return torch.zeros_like(logits).scatter_(1, labels.unsqueeze(1), 1.0)
 
 
@@ -240,8 +241,8 @@ UNSHUFFLE = Exercise(
 # 5. un-pruning: put processed patches back
 
 def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
-    """A new ``patches`` (B, N, D) whose row ``keep[b][k]`` of item b is ``kept[b][k]`` (B, K, D);
-    keep: (B, K) int64, distinct in each row. patches is not modified."""
+    """Row ``keep[b][k]`` of item b of ``patches`` (B, N, D) replaced by ``kept[b][k]`` (B, K, D);
+    keep: (B, K) int64, distinct in each row. Returns a new (B, N, D); patches is not modified."""
     return patches.scatter(1, expanded(keep, patches.shape[-1]), kept)
 
 

@@ -19,7 +19,7 @@ from gatherbook.logprobs import token_logprobs
 # 1. whole rows
 
 def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-    """``out[k] = x[rows[k]]`` with gather. x: (N, D) float; rows: (K,) int64 in [0, N) -> (K, D)."""
+    """``out[k] = x[rows[k]]`` with gather. x: (N, D); rows: (K,) int64. Returns (K, D)."""
     return x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1]))
 
 
@@ -75,7 +75,7 @@ def _wrapped(logp, labels):  # take_along_dim reads the label -100 as the id -10
 def label_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """``out[b][t] = logp[b][t][labels[b][t]]``, ``0.0`` where the label is ``-100`` (padding).
 
-    logp: (B, L, V) float log-probabilities; labels: (B, L) int64 in [0, V) or -100 -> (B, L)."""
+    logp: (B, L, V) log-probabilities; labels: (B, L) int64 in [0, V) or -100. Returns (B, L)."""
     return torch.where(labels != PAD, _picked(logp, labels), 0.0)  # not `* mask`: 0 * -inf is nan
 
 
@@ -139,7 +139,7 @@ LABEL_LOGP = Exercise(
 # 3. the error of each action value
 
 def td_error(q: torch.Tensor, actions: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """``out[b] = q[b][actions[b]] - target[b]``. q: (B, A); actions: (B,) int64; target: (B,)."""
+    """``out[b] = q[b][actions[b]] - target[b]``. q: (B, A); actions, target: (B,). Returns (B,)."""
     return q.gather(1, actions.unsqueeze(1)).squeeze(1) - target
 
 
@@ -187,7 +187,7 @@ TD_ERROR = Exercise(
 # 4. find the bug: a sequence's log-prob
 
 def seq_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Each sequence's log-prob, padding left out: (B, L, V), (B, L) -> (B,). Stub: sums _wrapped."""
+    """Each sequence's log-prob, padding left out. logp: (B, L, V); labels: (B, L). Returns (B,)."""
     return label_logp(logp, labels).sum(-1)
 
 
