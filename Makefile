@@ -11,13 +11,15 @@ WORKERS ?= auto
 # (Outputs must not depend on the thread count: `make determinism` runs them with all of them.)
 TEST_THREADS ?= 1
 
-.PHONY: help venv test test-fast book execute lab determinism clean
+.PHONY: help venv test test-fast book execute lab determinism clean pdf
 
 help:
 	@echo "make test         run every test (tests/unit, exercises, notebooks, site; nbval over every notebook);"
 	@echo "                  the site is built once and left in _build/site/ (what make book makes)"
 	@echo "make test-fast    the unit and exercise tests only (seconds: the loop of fixing a checker)"
 	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
+	@echo "make pdf          print the book (one PDF per language) and the one-page cheat sheets into"
+	@echo "                  _build/pdf/, and into _build/site/pdf/ when the site is built (Chromium, poppler-utils)"
 	@echo "make execute      re-execute notebooks in place (NB=path.ipynb for one)"
 	@echo "make lab          open the notebooks in JupyterLab"
 	@echo "make determinism  run the notebook suite once more, on one kernel with every CPU thread"
@@ -40,6 +42,12 @@ test-fast: $(STAMP)
 
 book: $(STAMP)
 	$(PY) book/build.py
+
+# The printed book and cheat sheets (book/pdf/build.py); published beside the site's pages, in
+# _build/site/pdf/, where the landing and "Run it yourself" pages link (the site's budget is the
+# pages; the PDFs have their own, tests/site/test_pdf.py).
+pdf: $(STAMP)
+	$(PY) book/pdf/build.py $(if $(wildcard _build/site/index.html),--publish _build/site)
 
 execute: $(STAMP)
 	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \

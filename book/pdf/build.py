@@ -112,7 +112,7 @@ KEEP_SCRIPTS = ("mathjax", "gather-explorer.js")  # the scripts the print needs
 DROP = [  # what a page has for a screen: theme chrome, buttons, links to the headings
     "a.headerlink", "button", ".toggle-button", ".copybtn", "nav", ".prev-next-area",
     ".bd-header-article", ".header-article-items", ".sd-tab-set > input", "span.dropdown-caret",
-    ".gatherbook-pdf-links", "div.toctree-wrapper",
+    "div.toctree-wrapper",
 ]
 
 
@@ -150,6 +150,24 @@ def site_address(code: str, doc: str) -> tuple[str, str]:
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf8")) or {}
     base = str((config.get("html") or {}).get("baseurl") or "").strip()
     return (f"{base.rstrip('/')}/{path}" if base else ""), path
+
+
+def for_print(tag: Tag) -> Tag:
+    """``tag`` as print wants it: every fold open, the screen's chrome and the links to these PDFs gone."""
+    for links in tag.select("p.gatherbook-pdf-links"):  # the site's links to these PDFs
+        lead = links.find_previous_sibling()
+        if lead is not None and lead.name == "p" and _text(lead)[-1:] in (":", "："):
+            lead.decompose()  # the sentence that leads to them
+        section = links.parent
+        links.decompose()
+        if section.name == "section" and not section.find(["p", "div", "ul", "ol", "table"]):
+            section.decompose()  # a section of nothing but them
+    for selector in DROP:
+        for found in tag.select(selector):
+            found.decompose()
+    for details in tag.find_all("details"):
+        details["open"] = ""
+    return tag
 
 
 def assemble(code: str, folder: Path) -> dict:
@@ -206,13 +224,6 @@ def assemble(code: str, folder: Path) -> dict:
         new.body.append(main)
         return new
 
-    def for_print(tag: Tag) -> Tag:
-        for selector in DROP:
-            for found in tag.select(selector):
-                found.decompose()
-        for details in tag.find_all("details"):
-            details["open"] = ""
-        return tag
 
     # the title page
     title_page = BeautifulSoup(
@@ -359,7 +370,7 @@ def chapter_pages(pdf: bytes, chapters: list[tuple[str, str, str]]) -> dict[str,
 
 
 PRINT = {"format": "A4", "print_background": True, "prefer_css_page_size": True,
-         "outline": True, "tagged": True}
+         "outline": True, "tagged": False}
 
 
 def _wait_for_math(page) -> None:
@@ -393,12 +404,13 @@ def _replace_explorers(page) -> int:
     return count
 
 
-def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path) -> dict:
-    """Print ``print.html`` (twice: the contents get page numbers) and ``cheatsheet.html``."""
+@contextlib.contextmanager
+def browser_on(folder: Path):
+    """A Chromium page for the files of ``folder``, served from 127.0.0.1, in print media. Yields
+    ``(page, base, refused)``; every request elsewhere is refused and its URL added to ``refused``."""
     from playwright.sync_api import sync_playwright
 
     refused: list[str] = []
-    stats = {}
     with serve(folder) as base, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), headless=True,
                                      args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
@@ -414,6 +426,16 @@ def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path) -> dic
         context.route("**/*", guard)
         page = context.new_page()
         page.emulate_media(media="print")
+        try:
+            yield page, base, refused
+        finally:
+            browser.close()
+
+
+def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path) -> dict:
+    """Print ``print.html`` (twice: the contents get page numbers) and ``cheatsheet.html``."""
+    stats = {}
+    with browser_on(folder) as (page, base, refused):
         start = time.perf_counter()
         page.goto(base + "print.html", wait_until="load")
         _wait_for_math(page)
@@ -445,7 +467,6 @@ def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path) -> dic
             page.evaluate("document.fonts.ready")
             sheet_pdf.write_bytes(page.pdf(**{**PRINT, "outline": False}))
             stats["cheatsheet_seconds"] = round(time.perf_counter() - start, 1)
-        browser.close()
     if refused:
         sys.exit("book/pdf/build.py: the print asked for something outside the book (nothing may be "
                  "downloaded):\n  " + "\n  ".join(sorted(set(refused))))
