@@ -245,6 +245,7 @@ def assemble(code: str, folder: Path) -> dict:
         if not _text(section) or section.find("div", class_="toctree-wrapper") or not section.find(["p", "ul", "div"]):
             section.decompose()
     _relevel(preface)
+    preface.find("h1").string = said["preface"]  # (the title page has the book's title)
 
     chapters = []  # (id, title, kind)
     body = [title_page.section]
