@@ -240,7 +240,9 @@ def assemble(code: str, folder: Path) -> dict:
     # the preface: the landing page without its list of chapters
     preface = for_print(root)
     preface["class"] = preface.get("class", []) + ["print-chapter", "print-preface"]
-    preface["id"] = preface.get("id") or "preface"
+    # ids of our own: Sphinx's repeat across the documents of the single page (a Chinese
+    # title's id is "id1" in every chapter)
+    preface["data-print-id"] = "print-preface"
     for section in preface.find_all("section", recursive=False):
         if not _text(section) or section.find("div", class_="toctree-wrapper") or not section.find(["p", "ul", "div"]):
             section.decompose()
@@ -254,10 +256,10 @@ def assemble(code: str, folder: Path) -> dict:
     entries = toc_nav.ol
     body.append(toc_nav.nav)
     body.append(preface)
-    chapters.append((preface["id"], _text(preface.find(re.compile("^h1$"))), "preface"))
-    entries.append(BeautifulSoup(f'<li class="print-toc-preface"><a href="#{preface["id"]}">'
+    chapters.append(("print-preface", _text(preface.find(re.compile("^h1$"))), "preface"))
+    entries.append(BeautifulSoup(f'<li class="print-toc-preface"><a href="#print-preface">'
                                  f'<span class="print-toc-title">{html.escape(chapters[0][1])}</span>'
-                                 f'<span class="print-toc-page" data-for="{preface["id"]}"></span></a></li>',
+                                 f'<span class="print-toc-page" data-for="print-preface"></span></a></li>',
                                  "html.parser"))
     cheatsheet = None
     for n, part in enumerate(toc.get("parts", []), 1):
@@ -279,13 +281,15 @@ def assemble(code: str, folder: Path) -> dict:
             _relevel(section)
             section["class"] = section.get("class", []) + ["print-chapter"]
             section["data-doc"] = doc
+            ident = f"print-{len(chapters)}"
+            section["data-print-id"] = ident
             first = section.find("h1")
             title = _text(first)
-            chapters.append((section["id"], title, "chapter"))
+            chapters.append((ident, title, "chapter"))
             entries.append(BeautifulSoup(
-                f'<li class="print-toc-chapter"><a href="#{section["id"]}">'
+                f'<li class="print-toc-chapter"><a href="#{ident}">'
                 f'<span class="print-toc-title">{html.escape(title)}</span>'
-                f'<span class="print-toc-page" data-for="{section["id"]}"></span></a></li>', "html.parser"))
+                f'<span class="print-toc-page" data-for="{ident}"></span></a></li>', "html.parser"))
             for explorer in section.select("div.gather-explorer"):
                 url, path = site_address(code, doc)
                 where = (said["explorer_where_url"].format(url=html.escape(url)) if url else
@@ -293,6 +297,10 @@ def assemble(code: str, folder: Path) -> dict:
                 explorer["data-print-caption"] = said["explorer_caption"].format(where=where)
             body.append(section)
 
+    for section in body:
+        ident = section.get("data-print-id") if isinstance(section, Tag) else None
+        if ident:
+            section.find("h1")["id"] = ident
     book = body_for(body, "print.css", said["title"])
     (folder / "print").mkdir(exist_ok=True)
     for css in ("print.css", "cheatsheet.css"):

@@ -99,6 +99,27 @@ def test_the_book_has_every_chapter_in_order(code):
         at = found
 
 
+def _page_texts(path: Path) -> list[str]:
+    return _text(path).split("\f")
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_the_contents_give_the_page_each_chapter_opens(code):
+    """Each chapter's line in the contents ends with a page number, and that page opens with
+    the chapter's title; the numbers grow."""
+    pages = _page_texts(_pdf(pdf_build.BOOK_PDF.format(code=code)))
+    contents = next(i for i, p in enumerate(pages) if p.strip().startswith(pdf_build.words(code)["contents"]))
+    numbers = []
+    for title in _chapter_titles(code):
+        line = next((ln for ln in pages[contents].splitlines() if _squash(ln).startswith(_squash(title))), None)
+        assert line is not None, f"{title!r} is not in the contents"
+        n = int(re.search(r"(\d+)\s*$", line)[1])
+        assert _squash(pages[n - 1]).startswith(_squash(title)), f"page {n} does not open with {title!r}"
+        numbers.append(n)
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+
+
 @needs_poppler
 def test_page_counts():
     counts = {code: _pages(_pdf(pdf_build.BOOK_PDF.format(code=code))) for code in CODES}
