@@ -33,6 +33,7 @@ import copy
 import functools
 import html
 import http.server
+import importlib.util
 import json
 import os
 import re
@@ -44,14 +45,17 @@ import time
 from pathlib import Path
 
 import yaml
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, Tag
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "book"))
 sys.path.insert(0, str(ROOT / "book" / "ext"))
-import build as site_build  # noqa: E402  (book/build.py)
 from gatherbook.editions import CODES, edition  # noqa: E402
 from gatherbook_sphinx import words as site_words  # noqa: E402
+
+# book/build.py (the site's build: each edition's config), by its path: its name is this file's
+_spec = importlib.util.spec_from_file_location("gatherbook_book_build", ROOT / "book" / "build.py")
+site_build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(site_build)
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM_ENV = "GATHERBOOK_CHROMIUM"  # as the site tests

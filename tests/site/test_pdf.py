@@ -12,12 +12,12 @@ Two kinds of tests:
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +27,9 @@ import site_helpers as sh
 from gatherbook.editions import CODES, edition
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "book" / "pdf"))
-import build as pdf_build  # noqa: E402  (book/pdf/build.py)
+_spec = importlib.util.spec_from_file_location("gatherbook_pdf_build", ROOT / "book" / "pdf" / "build.py")
+pdf_build = importlib.util.module_from_spec(_spec)  # book/pdf/build.py
+_spec.loader.exec_module(pdf_build)
 
 PDF_DIR_ENV = "GATHERBOOK_PDF_DIR"
 BOOK_MAX_BYTES = 16 * 1024 * 1024       # each edition's book (they are published beside the site)
