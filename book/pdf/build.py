@@ -401,19 +401,29 @@ def _replace_explorers(page) -> int:
         box = explorers.first  # (the ones before it are pictures now)
         drawing = box.locator(".gx-figure")
         drawing.wait_for(state="visible", timeout=15000)
-        shot = drawing.screenshot(type="png", scale="device")
+        drawing.scroll_into_view_if_needed()
+        # the drawing's grids, not the empty width of its box: the union of its parts' boxes
+        clip = drawing.evaluate("""(fig) => {
+            const rects = [...fig.querySelectorAll("*")].map((e) => e.getBoundingClientRect())
+                .filter((r) => r.width > 0 && r.height > 0);
+            const x0 = Math.min(...rects.map((r) => r.left)) - 6, y0 = Math.min(...rects.map((r) => r.top)) - 6;
+            const x1 = Math.max(...rects.map((r) => r.right)) + 6, y1 = Math.max(...rects.map((r) => r.bottom)) + 6;
+            return {x: Math.max(0, x0), y: Math.max(0, y0), width: x1 - Math.max(0, x0), height: y1 - Math.max(0, y0)};
+        }""")
+        shot = page.screenshot(type="png", scale="device", clip=clip)
         data = base64.b64encode(shot).decode("ascii")
-        box.evaluate("""(el, data) => {
+        box.evaluate("""(el, [data, width]) => {
             const fig = document.createElement("figure");
             fig.className = "print-explorer";
             const img = document.createElement("img");
             img.src = "data:image/png;base64," + data;
+            img.style.width = width + "px";  // the size it has on the screen
             img.alt = "";
             const cap = document.createElement("figcaption");
             cap.innerHTML = el.dataset.printCaption || "";
             fig.append(img, cap);
             el.replaceWith(fig);
-        }""", data)
+        }""", [data, clip["width"]])
     return count
 
 
@@ -487,6 +497,18 @@ def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path) -> dic
     return stats
 
 
+def publish(out: Path, site: Path, codes) -> Path:
+    """Copy the PDFs of ``codes`` from ``out`` to ``site/pdf/`` (where the pages link); returns it."""
+    if not (site / "index.html").is_file():
+        sys.exit(f"book/pdf/build.py: --publish {site}: no site there (make book first)")
+    target = site / PUBLISHED
+    target.mkdir(exist_ok=True)
+    for code in codes:
+        for name in (BOOK_PDF, CHEATSHEET_PDF):
+            shutil.copy2(out / name.format(code=code), target / name.format(code=code))
+    return target
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "pdf")
@@ -514,16 +536,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"   {code}: {json.dumps(report[code])}", flush=True)
     (out / "build.json").write_text(json.dumps(report, indent=1), encoding="utf8")
     if args.publish:
-        site = args.publish.resolve()
-        if not (site / "index.html").is_file():
-            sys.exit(f"book/pdf/build.py: --publish {site}: no site there (make book first)")
-        target = site / PUBLISHED
-        target.mkdir(exist_ok=True)
-        for code in args.lang or CODES:
-            for name in (BOOK_PDF, CHEATSHEET_PDF):
-                if (out / name.format(code=code)).is_file():
-                    shutil.copy2(out / name.format(code=code), target / name.format(code=code))
-        print(f"Published in {target}")
+        print(f"Published in {publish(out, args.publish.resolve(), args.lang or CODES)}")
     print("The PDFs: " + ", ".join(str(p.relative_to(ROOT) if p.is_relative_to(ROOT) else p)
                                    for p in sorted(out.glob("*.pdf"))))
 

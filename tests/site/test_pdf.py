@@ -214,6 +214,21 @@ def test_the_pages_link_to_the_published_pdfs():
         Path(w).name for w in wanted}
 
 
+def test_publishing_puts_each_pdf_where_the_pages_link(tmp_path):
+    out, site = tmp_path / "pdf", tmp_path / "site"
+    out.mkdir()
+    (site / "en" / "book" / "en").mkdir(parents=True)
+    (site / "index.html").write_text("<html></html>", encoding="utf8")
+    names = [n.format(code=c) for n in (pdf_build.BOOK_PDF, pdf_build.CHEATSHEET_PDF) for c in CODES]
+    for name in names:
+        (out / name).write_bytes(b"%PDF-1.4 " + name.encode())
+    target = pdf_build.publish(out, site, CODES)
+    page = site / "en" / "book" / "en"  # where intro.md, run.md and cheatsheet.md are published
+    for name in names:
+        assert (page / f"../../../{pdf_build.PUBLISHED}/{name}").resolve() == (target / name).resolve()
+        assert (target / name).read_bytes() == (out / name).read_bytes()
+
+
 # ---------------------------------------------------------------------------------------------
 # The route, on fixture pages
 # ---------------------------------------------------------------------------------------------
