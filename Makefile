@@ -11,7 +11,7 @@ WORKERS ?= auto
 # (Outputs must not depend on the thread count: `make determinism` runs them with all of them.)
 TEST_THREADS ?= 1
 
-.PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean
+.PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean pdf
 
 help:
 	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
@@ -20,6 +20,8 @@ help:
 	@echo "make test-notebooks  execute every notebook and compare its outputs (nbval)"
 	@echo "make test-all     what CI runs: test + test-notebooks, the browser tests on every page"
 	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
+	@echo "make pdf          print the book (one PDF per language) and the one-page cheat sheets into"
+	@echo "                  _build/pdf/, and into _build/site/pdf/ when the site is built (Chromium, poppler-utils)"
 	@echo "make execute      re-execute notebooks in place (NB=path.ipynb for one)"
 	@echo "make lab          open the notebooks in JupyterLab"
 	@echo "make determinism  run the notebook suite once more, on one kernel with every CPU thread"
@@ -50,6 +52,12 @@ test-fast: $(STAMP)
 
 book: $(STAMP)
 	$(PY) book/build.py
+
+# The printed book and cheat sheets (book/pdf/build.py); published beside the site's pages, in
+# _build/site/pdf/, where the landing and "Run it yourself" pages link (the site's budget is the
+# pages; the PDFs have their own, tests/site/test_pdf.py).
+pdf: $(STAMP)
+	$(PY) book/pdf/build.py $(if $(wildcard _build/site/index.html),--publish _build/site)
 
 execute: $(STAMP)
 	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \

@@ -1,0 +1,302 @@
+"""The printed book and cheat sheets (``make pdf``, book/pdf/build.py).
+
+Two kinds of tests:
+
+- on the PDFs ``make pdf`` made (``$GATHERBOOK_PDF_DIR``, else ``_build/pdf``): page counts, the
+  fonts embedded, the text extractable in each language, every chapter in order with its
+  solutions, the explorer replaced, the cheat sheets on one page, the sizes. Without PDFs they
+  are skipped (``make test`` runs before ``make pdf``); with ``GATHERBOOK_PDF_DIR`` set (CI) a
+  missing PDF fails.
+- on the route itself, with small fixture pages (Chromium): folds print open, and a page that
+  asks for anything outside the book stops the build.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+import site_helpers as sh
+from gatherbook.editions import CODES, edition
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("gatherbook_pdf_build", ROOT / "book" / "pdf" / "build.py")
+pdf_build = importlib.util.module_from_spec(_spec)  # book/pdf/build.py
+_spec.loader.exec_module(pdf_build)
+
+PDF_DIR_ENV = "GATHERBOOK_PDF_DIR"
+BOOK_MAX_BYTES = 20 * 1024 * 1024  # each edition (12 and 15 MB now), published beside the site, not in its 15 MB
+CHEATSHEET_MAX_BYTES = 1024 * 1024
+POPPLER = all(shutil.which(t) for t in ("pdfinfo", "pdffonts", "pdftotext"))
+needs_poppler = pytest.mark.skipif(not POPPLER, reason="poppler-utils is not installed (pdfinfo, pdffonts, pdftotext)")
+# what each edition's text must hold, in that language (the glossary's terms, the exercise labels)
+KEY_TERMS = {"en": ["gather", "scatter_add_", "log-probabilit", "Exercise", "Solution", "Contents"],
+             "zh": ["目录", "对数概率", "索引", "维度", "练习", "解答", "词表"]}
+
+
+def _dir() -> Path:
+    return Path(os.environ.get(PDF_DIR_ENV, "").strip() or ROOT / "_build" / "pdf")
+
+
+def _pdf(name: str) -> Path:
+    path = _dir() / name
+    if not path.is_file():
+        if os.environ.get(PDF_DIR_ENV, "").strip():
+            pytest.fail(f"{PDF_DIR_ENV} is set, but {path} is missing: make pdf", pytrace=False)
+        pytest.skip(f"no {path}: run make pdf first")
+    return path
+
+
+def _info(path: Path) -> dict[str, str]:
+    out = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True).stdout
+    return dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+
+
+def _pages(path: Path) -> int:
+    return int(_info(path)["Pages"].strip())
+
+
+def _text(path: Path, *options: str) -> str:
+    return subprocess.run(["pdftotext", "-enc", "UTF-8", *options, str(path), "-"], capture_output=True,
+                          check=True).stdout.decode("utf8")
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _chapter_titles(code: str) -> list[str]:
+    """The first heading of each notebook of the edition's TOC, in book order."""
+    toc = yaml.safe_load((ROOT / edition(code).toc).read_text(encoding="utf8"))
+    titles = []
+    for part in toc["parts"]:
+        for chapter in part["chapters"]:
+            path = ROOT / f"{chapter['file']}.ipynb"
+            if path.is_file():
+                nb = json.loads(path.read_text(encoding="utf8"))
+                first = "".join(nb["cells"][0]["source"])
+                titles.append(re.search(r"^# (.+)$", first, re.M)[1].strip())
+    return titles
+
+
+# ---------------------------------------------------------------------------------------------
+# The PDFs make pdf made
+# ---------------------------------------------------------------------------------------------
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_the_book_has_every_chapter_in_order(code):
+    text = _squash(_text(_pdf(pdf_build.BOOK_PDF.format(code=code))))
+    at = text.index(_squash(pdf_build.words(code)["contents"]))
+    for title in _chapter_titles(code):
+        found = text.find(_squash(title), at + 1)
+        assert found > at, f"{title!r} is not in the {code} book after the one before it"
+        at = found
+
+
+def _page_texts(path: Path, *options: str) -> list[str]:
+    return _text(path, *options).split("\f")
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_the_contents_give_the_page_each_chapter_opens(code):
+    """Each chapter's line in the contents ends with a page number, and that page opens with
+    the chapter's title; the numbers grow."""
+    path = _pdf(pdf_build.BOOK_PDF.format(code=code))
+    pages = _page_texts(path)
+    laid_out = _page_texts(path, "-layout")  # (a title and its number on one line)
+    contents = next(i for i, p in enumerate(pages) if p.strip().startswith(pdf_build.words(code)["contents"]))
+    numbers = []
+    for title in _chapter_titles(code):
+        want = _squash(title)  # (the contents and the page put its number before it: "1. ")
+        line = next((ln for ln in laid_out[contents].splitlines() if want in _squash(ln)), None)
+        assert line is not None, f"{title!r} is not in the contents"
+        n = int(re.search(r"(\d+)\s*$", line)[1])
+        assert want in _squash(pages[n - 1])[:len(want) + 6], f"page {n} does not open with {title!r}"
+        numbers.append(n)
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+
+
+@needs_poppler
+def test_page_counts():
+    counts = {code: _pages(_pdf(pdf_build.BOOK_PDF.format(code=code))) for code in CODES}
+    for code, n in counts.items():
+        assert 120 <= n <= 600, f"the {code} book has {n} pages"
+    # the editions say the same: their lengths are close (Chinese text is shorter)
+    assert max(counts.values()) <= 1.35 * min(counts.values()), counts
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_the_cheat_sheet_fits_one_a4_page(code):
+    info = _info(_pdf(pdf_build.CHEATSHEET_PDF.format(code=code)))
+    assert info["Pages"].strip() == "1"
+    width, height = (float(v) for v in re.findall(r"[\d.]+", info["Page size"])[:2])
+    assert abs(width - 595.3) < 2 and abs(height - 841.9) < 2, info["Page size"]  # A4 in points
+
+
+@needs_poppler
+@pytest.mark.parametrize("name", [pdf_build.BOOK_PDF, pdf_build.CHEATSHEET_PDF])
+@pytest.mark.parametrize("code", CODES)
+def test_every_font_is_embedded(name, code):
+    path = _pdf(name.format(code=code))
+    out = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout
+    rows = out.splitlines()[2:]
+    assert rows
+    not_embedded = [r for r in rows if r.split()[-5] != "yes"]
+    assert not not_embedded, not_embedded
+    if code == "zh" or name == pdf_build.BOOK_PDF:  # (the English book's glossary is bilingual)
+        assert any("WenQuanYi" in r for r in rows), "no Chinese font embedded"
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_the_text_can_be_copied_in_its_language(code):
+    text = _text(_pdf(pdf_build.BOOK_PDF.format(code=code)))
+    missing = [t for t in KEY_TERMS[code] if t not in text]
+    assert not missing, f"pdftotext does not find {missing} in the {code} book"
+    sheet = _text(_pdf(pdf_build.CHEATSHEET_PDF.format(code=code)))
+    for line in ("out = input.gather(1, index)", "scatter_add_", "include_self=False"):
+        assert line in sheet
+    assert pdf_build.words(code)["cheatsheet_title"].split()[0] in sheet or "gather" in sheet
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_solutions_print_open(code):
+    """The code of every chapter's solutions (folded on the site) is in the text."""
+    text = _squash(_text(_pdf(pdf_build.BOOK_PDF.format(code=code))))
+    names = set()
+    for nb in sorted((ROOT / "notebooks" / code).glob("0*.ipynb")):
+        names |= set(re.findall(r"def (\w+_solution)\(", nb.read_text(encoding="utf8")))
+    assert names
+    missing = sorted(n for n in names if n not in text)
+    assert not missing, f"solutions not printed: {missing[:10]}"
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_the_explorer_is_a_picture_and_its_address(code):
+    text = _squash(_text(_pdf(pdf_build.BOOK_PDF.format(code=code))))
+    said = pdf_build.words(code)
+    caption = said["explorer_caption"].split("{where}")[0]
+    assert text.count(_squash(caption)) >= 1
+    assert _squash(said["explorer_noscript"]) not in text
+    assert _squash(said["explorer"]["random"]) not in text  # no dead controls
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_sizes(code):
+    book = _pdf(pdf_build.BOOK_PDF.format(code=code)).stat().st_size
+    sheet = _pdf(pdf_build.CHEATSHEET_PDF.format(code=code)).stat().st_size
+    assert book <= BOOK_MAX_BYTES, f"the {code} book is {book / 2**20:.1f} MiB"
+    assert sheet <= CHEATSHEET_MAX_BYTES, f"the {code} cheat sheet is {sheet / 2**10:.0f} KiB"
+
+
+def test_the_pages_link_to_the_published_pdfs():
+    """The landing, "Run it yourself" and cheat sheet pages link to ``<site>/pdf/<name>``: the
+    names make pdf publishes, from the edition's folder (three levels under the site's root)."""
+    wanted = {f"../../../{pdf_build.PUBLISHED}/{n.format(code=c)}"
+              for n in (pdf_build.BOOK_PDF, pdf_build.CHEATSHEET_PDF) for c in CODES}
+    for code in CODES:
+        for page in ("intro", "run", "cheatsheet"):
+            text = (ROOT / "book" / code / f"{page}.md").read_text(encoding="utf8")
+            links = set(re.findall(r'href="(\.\./[^"]+\.pdf)"', text))
+            assert links and links <= wanted, (code, page, links - wanted)
+    assert {f"{n.format(code=code)}" for n in (pdf_build.BOOK_PDF,) for code in CODES} <= {
+        Path(w).name for w in wanted}
+
+
+def test_publishing_puts_each_pdf_where_the_pages_link(tmp_path):
+    out, site = tmp_path / "pdf", tmp_path / "site"
+    out.mkdir()
+    (site / "en" / "book" / "en").mkdir(parents=True)
+    (site / "index.html").write_text("<html></html>", encoding="utf8")
+    names = [n.format(code=c) for n in (pdf_build.BOOK_PDF, pdf_build.CHEATSHEET_PDF) for c in CODES]
+    for name in names:
+        (out / name).write_bytes(b"%PDF-1.4 " + name.encode())
+    target = pdf_build.publish(out, site, CODES)
+    page = site / "en" / "book" / "en"  # where intro.md, run.md and cheatsheet.md are published
+    for name in names:
+        assert (page / f"../../../{pdf_build.PUBLISHED}/{name}").resolve() == (target / name).resolve()
+        assert (target / name).read_bytes() == (out / name).read_bytes()
+
+
+# ---------------------------------------------------------------------------------------------
+# The route, on fixture pages
+# ---------------------------------------------------------------------------------------------
+FOLDS = """<html lang="en"><head><link rel="stylesheet" href="print/print.css"></head><body>
+<main class="bd-main"><div class="bd-content"><article class="bd-article">
+<section class="print-chapter" id="ch"><h1>Fixture chapter</h1>
+<p><strong>Predict.</strong> What does it print?</p>
+<details class="predict"><summary>Answer</summary><p>PREDICTANSWERTEXT</p></details>
+<section class="deep-dive" id="dd"><h2>Deep dive: the fixture</h2>
+<details class="deep-dive-fold"><summary>Optional</summary><p>DEEPDIVETEXT</p></details></section>
+<details class="hide above-input"><summary>Show code cell source</summary><pre>HIDDENCODETEXT</pre></details>
+<p class="gatherbook-pdf-links"><a href="../../../pdf/x.pdf">LINKTEXT</a></p>
+</section></article></div></main></body></html>"""
+
+
+@pytest.fixture()
+def chromium(monkeypatch):
+    """Skip (fail with CI=true) without a Chromium, as the site's browser tests do; the route
+    starts its own (book/pdf/build.py: browser_on)."""
+    reason = sh.browser_unavailable_reason()
+    if reason:
+        if sh.on_ci():
+            pytest.fail(f"CI=true, but the PDF route cannot run: {reason}.", pytrace=False)
+        pytest.skip(f"skipped: {reason} (with CI=true this is a failure)")
+    if not os.environ.get(pdf_build.CHROMIUM_ENV):
+        monkeypatch.setenv(pdf_build.CHROMIUM_ENV, sh.chromium_path())
+
+
+def _fixture(tmp_path: Path, html: str) -> Path:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    pdf_build.for_print(soup.find("article"))
+    (tmp_path / "print").mkdir()
+    shutil.copy2(pdf_build.HERE / "print.css", tmp_path / "print" / "print.css")
+    (tmp_path / "page.html").write_text(str(soup), encoding="utf8")
+    return tmp_path
+
+
+@needs_poppler
+def test_folds_print_open_and_the_links_to_the_pdfs_go(tmp_path, chromium):
+    folder = _fixture(tmp_path, FOLDS)
+    with pdf_build.browser_on(folder) as (page, base, refused):
+        page.goto(base + "page.html")
+        text = _text_of(page.pdf(**pdf_build.PRINT), tmp_path)
+    assert not refused
+    for hidden in ("PREDICTANSWERTEXT", "DEEPDIVETEXT", "HIDDENCODETEXT", "Deep dive: the fixture"):
+        assert hidden in text, hidden
+    assert "LINKTEXT" not in text
+
+
+def _text_of(pdf: bytes, tmp_path: Path) -> str:
+    path = tmp_path / "out.pdf"
+    path.write_bytes(pdf)
+    return _text(path)
+
+
+def test_a_request_outside_the_book_is_refused_and_named(tmp_path, chromium):
+    folder = _fixture(tmp_path, FOLDS.replace("</h1>", '</h1><img src="https://example.org/x.png">'
+                                                      '<link rel="stylesheet" href="http://example.org/a.css">'))
+    with pdf_build.browser_on(folder) as (page, base, refused):
+        page.goto(base + "page.html")
+    assert sorted(refused) == ["http://example.org/a.css", "https://example.org/x.png"]
+
+
+def test_the_build_stops_when_the_print_asks_for_the_network(tmp_path, chromium):
+    folder = _fixture(tmp_path, FOLDS.replace("</h1>", '</h1><img src="https://example.org/x.png">'))
+    (folder / "print.html").write_text((folder / "page.html").read_text(encoding="utf8"), encoding="utf8")
+    info = {"chapters": [("ch", "Fixture chapter", "chapter")], "cheatsheet": False}
+    with pytest.raises(SystemExit, match="example.org"):
+        pdf_build.print_pdfs(folder, info, tmp_path / "b.pdf", tmp_path / "s.pdf")
