@@ -106,7 +106,7 @@ TOP_K_IN_IMAGE_ORDER = Exercise(
     seed=402, grad="same", grad_args=("x",),
     wrong=_cut_graph(top_k_in_image_order),
     right=[
-        lambda x, s, k: x[torch.zeros(s.shape, dtype=torch.bool).scatter(1, _top(s, k), True)].reshape(x.shape[0], k, x.shape[2]),
+        lambda x, s, k: x[torch.zeros(s.shape, dtype=torch.bool, device=s.device).scatter(1, _top(s, k), True)].reshape(x.shape[0], k, x.shape[2]),
         lambda x, s, k: _rows(x, s.topk(k, dim=1).indices.sort(dim=1).values),
         lambda x, s, k: torch.stack([x[b, s[b].topk(k).indices.sort().values] for b in range(len(x))]),
     ],
