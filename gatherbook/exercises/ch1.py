@@ -132,6 +132,7 @@ def pick_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 
 PICK_PER_ROW = Exercise(
     name="ch1.pick_per_row",
+    bug="row_zero",  # the stub is this mistake
     title={"en": "Find the bug: one element per row", "zh": "找出错误：每行取一个元素"},
     args=("x", "idx"),
     reference=pick_per_row,

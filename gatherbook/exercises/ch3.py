@@ -232,6 +232,7 @@ def _double_random(g: torch.Generator):
 
 DOUBLE_DQN_TARGET = Exercise(
     name="ch3.double_dqn_target",
+    bug="swapped",  # the stub is this mistake
     title={"en": "Find the bug: a Double-DQN target", "zh": "找出错误：Double DQN 目标"},
     args=("next_q_online", "next_q_target", "reward", "terminated", "gamma"),
     reference=double_dqn_target,

@@ -98,6 +98,7 @@ def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch
 
 TOP_K_IN_IMAGE_ORDER = Exercise(
     name="ch4.top_k_in_image_order",
+    bug="score_order",  # the stub is this mistake
     title={"en": "Find the bug: the top-k patches in image order", "zh": "找出错误：按图像顺序的前 k 个图像块"},
     args=("x", "scores", "k"),
     reference=top_k_in_image_order,

@@ -366,7 +366,8 @@ def _segment_max_random(g: torch.Generator):
 
 SEGMENT_MAX = Exercise(
     name="ch5.segment_max",
-    title={"en": "Find the bug: the largest value per segment", "zh": "找出 bug：每段的最大值"},
+    bug="include_self",  # the stub is this mistake
+    title={"en": "Find the bug: the largest value per segment", "zh": "找出错误：每段的最大值"},
     args=("x", "seg", "n"),
     reference=segment_max,
     edge_cases=[

@@ -194,7 +194,8 @@ def seq_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 _SHARED = ("take_along_dim_wraps", "clamp_only", "times_mask", "zero_is_padding")  # its sums, same hints
 SEQ_LOGP = Exercise(
     name="ch6.seq_logp",
-    title={"en": "Find the bug: the log-prob of a padded sequence", "zh": "找出 bug：带填充序列的对数概率"},
+    bug="take_along_dim_wraps",  # the stub is this mistake
+    title={"en": "Find the bug: the log-prob of a padded sequence", "zh": "找出错误：带填充序列的对数概率"},
     args=("logp", "labels"),
     reference=seq_logp,
     edge_cases=LABEL_LOGP.edge_cases,
