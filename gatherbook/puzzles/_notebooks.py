@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 from pathlib import Path
 
 from gatherbook import puzzles as pz
@@ -109,12 +110,24 @@ def _doc(lang: str, stem: str, label: str | None = None) -> str:
     return f"{{doc}}`{label or CHAPTERS[lang][stem]} <{stem}>`"
 
 
+def _width(line: str) -> int:
+    """Columns in a monospace font: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
 def _stub(p: pz.Puzzle, lang: str) -> str:
     args = ", ".join(p.args)
     doc = shapes(p.signature, lang)
-    if len(doc) + 10 > 88:  # the shapes on one line, the result on the next
+    if _width(doc) + 10 > 88:  # the shapes on their lines (at most 88 columns), the result on the next
         head, result = doc.split("  ->  ")
-        doc = f"{head}\n    ->  {result}"
+        lines = [""]
+        for part in head.split(", "):
+            if lines[-1] and _width(f"    {lines[-1]}, {part}") + 3 > 88:
+                lines[-1] += ","
+                lines.append(part)
+            else:
+                lines[-1] = f"{lines[-1]}, {part}" if lines[-1] else part
+        doc = "\n    ".join(lines) + f"\n    ->  {result}"
     return (f"def {p.name}({args}):\n"
             f"    \"\"\"{doc}\"\"\"\n"
             f"    raise NotImplementedError  # {W[lang]['your_code']}")
@@ -130,7 +143,8 @@ def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
         w["taught"].format(doc=_doc(lang, p.chapter)),
     ])
     cells = [  # the heading puts the puzzle in the page's contents; the box holds the task
-        md(f"## {number} `{p.name}`\n\n````{{exercise}} {words['title']}\n:label: {label}\n\n{task}\n````"),
+        md(f"## {number} `{p.name}`"),
+        md(f"````{{exercise}} {words['title']}\n:label: {label}\n\n{task}\n````"),
         code(pz.source(p.spec, f"{p.name}_spec")),
         code(f'pz.show("{p.name}");', mystnb={"figure": {"caption": w["caption"].format(name=p.name)},
                                              "image": {"alt": w["alt"].format(

@@ -13,7 +13,7 @@ from gatherbook_sphinx import downloads  # noqa: E402
 from gatherbook_sphinx.downloads import exercises_only, generate_all  # noqa: E402
 
 from gatherbook.editions import CODES  # noqa: E402
-from gatherbook.exercises import _messages  # noqa: E402
+from gatherbook.exercises import _messages, get  # noqa: E402
 
 md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
@@ -118,8 +118,12 @@ def test_downloaded_exercises_run_top_to_bottom(tmp_path, lang):
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
         checks = [(c.source.split('"')[1], "".join(o.get("text", "") for o in c.get("outputs", [])))
                   for c in nb.cells if c.cell_type == "code" and c.source.startswith("gb.check(")]
-        assert checks and all(text == _messages.fit(_messages.text(lang, "not_attempted", name=name)) + "\n"
-                              for name, text in checks), checks
+        assert checks, "no check cell in the download"
+        for name, text in checks:
+            if get(name).bug:  # find-the-bug: the stub is the buggy code, so its check fails
+                assert text.startswith(f"✘ {name}"), (name, text)
+            else:  # every other stub still raises its NotImplementedError
+                assert text == _messages.fit(_messages.text(lang, "not_attempted", name=name)) + "\n", (name, text)
 
 
 def test_the_download_has_its_words_in_every_edition():
