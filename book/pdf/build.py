@@ -428,16 +428,22 @@ def _replace_explorers(page) -> int:
 
 
 @contextlib.contextmanager
-def browser_on(folder: Path):
+def browser_on(folder: Path, browser=None):
     """A Chromium page for the files of ``folder``, served from 127.0.0.1, in print media. Yields
-    ``(page, base, refused)``; every request elsewhere is refused and its URL added to ``refused``."""
-    from playwright.sync_api import sync_playwright
-
+    ``(page, base, refused)``; every request elsewhere is refused and its URL added to ``refused``.
+    ``browser``: a Playwright browser already started in this process (the tests' own: Playwright's
+    sync API starts once per process); by default the route starts its own."""
     refused: list[str] = []
-    with serve(folder) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True,
-                                     args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+    with serve(folder) as base, contextlib.ExitStack() as stack:
+        if browser is None:
+            from playwright.sync_api import sync_playwright
+
+            pw = stack.enter_context(sync_playwright())
+            browser = pw.chromium.launch(executable_path=chromium_path(), headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+            stack.callback(browser.close)
         context = browser.new_context(device_scale_factor=2)
+        stack.callback(context.close)
 
         def guard(route):
             if route.request.url.startswith(base) or route.request.url.startswith("data:"):
@@ -449,16 +455,14 @@ def browser_on(folder: Path):
         context.route("**/*", guard)
         page = context.new_page()
         page.emulate_media(media="print")
-        try:
-            yield page, base, refused
-        finally:
-            browser.close()
+        yield page, base, refused
 
 
-def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path) -> dict:
-    """Print ``print.html`` (twice: the contents get page numbers) and ``cheatsheet.html``."""
+def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path, browser=None) -> dict:
+    """Print ``print.html`` (twice: the contents get page numbers) and ``cheatsheet.html``
+    (``browser``: see :func:`browser_on`)."""
     stats = {}
-    with browser_on(folder) as (page, base, refused):
+    with browser_on(folder, browser) as (page, base, refused):
         start = time.perf_counter()
         page.goto(base + "print.html", wait_until="load")
         _wait_for_math(page)

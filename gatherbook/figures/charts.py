@@ -44,7 +44,7 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
               for k, v in args.mapping("values", values).items()}
     labels, v = list(values), np.array(list(values.values()), dtype=float)
     assert not log or (v > 0).all() and (reference is None or reference > 0), "a log axis needs values > 0"
-    fig = plt.figure(figsize=(style.MAX_WIDTH, _ROW * len(v) + 0.75 + (0.3 if title else 0.0)))
+    fig = plt.figure(figsize=(style.CHART_WIDTH, _ROW * len(v) + 0.75 + (0.3 if title else 0.0)))
     ax = fig.add_subplot()
     y = np.arange(len(v))[::-1] * 1.6  # room above each bar for its label
     low = min(v.min(), reference or v.min()) / 3 if log else 0.0

@@ -61,7 +61,7 @@ DENSITY = 2  #: image pixels per CSS pixel in the stored PNGs ('retina')
 #: and a 390 px phone's 343 px column shows that at 66 %: cell values at 9.2 CSS px
 MAX_WIDTH = 5.0
 #: inches: a line chart, narrower, so that a phone shows its axis numbers (FS_LABEL) at 9 CSS px
-CHART_WIDTH = 4.2
+CHART_WIDTH = 3.8
 
 # --- inks --------------------------------------------------------------------------------------
 INK = "#222222"  #: values, titles

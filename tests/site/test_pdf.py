@@ -245,9 +245,10 @@ FOLDS = """<html lang="en"><head><link rel="stylesheet" href="print/print.css"><
 
 
 @pytest.fixture()
-def chromium(monkeypatch):
-    """Skip (fail with CI=true) without a Chromium, as the site's browser tests do; the route
-    starts its own (book/pdf/build.py: browser_on)."""
+def chromium(monkeypatch, browser):
+    """The tests' Chromium (tests/site/conftest.py), which skips (fails with CI=true) without one;
+    the route is handed it (book/pdf/build.py: browser_on), since Playwright's sync API starts
+    once per process."""
     reason = sh.browser_unavailable_reason()
     if reason:
         if sh.on_ci():
@@ -255,6 +256,7 @@ def chromium(monkeypatch):
         pytest.skip(f"skipped: {reason} (with CI=true this is a failure)")
     if not os.environ.get(pdf_build.CHROMIUM_ENV):
         monkeypatch.setenv(pdf_build.CHROMIUM_ENV, sh.chromium_path())
+    return browser
 
 
 def _fixture(tmp_path: Path, html: str) -> Path:
@@ -271,7 +273,7 @@ def _fixture(tmp_path: Path, html: str) -> Path:
 @needs_poppler
 def test_folds_print_open_and_the_links_to_the_pdfs_go(tmp_path, chromium):
     folder = _fixture(tmp_path, FOLDS)
-    with pdf_build.browser_on(folder) as (page, base, refused):
+    with pdf_build.browser_on(folder, chromium) as (page, base, refused):
         page.goto(base + "page.html")
         text = _text_of(page.pdf(**pdf_build.PRINT), tmp_path)
     assert not refused
@@ -289,7 +291,7 @@ def _text_of(pdf: bytes, tmp_path: Path) -> str:
 def test_a_request_outside_the_book_is_refused_and_named(tmp_path, chromium):
     folder = _fixture(tmp_path, FOLDS.replace("</h1>", '</h1><img src="https://example.org/x.png">'
                                                       '<link rel="stylesheet" href="http://example.org/a.css">'))
-    with pdf_build.browser_on(folder) as (page, base, refused):
+    with pdf_build.browser_on(folder, chromium) as (page, base, refused):
         page.goto(base + "page.html")
     assert sorted(refused) == ["http://example.org/a.css", "https://example.org/x.png"]
 
@@ -299,4 +301,4 @@ def test_the_build_stops_when_the_print_asks_for_the_network(tmp_path, chromium)
     (folder / "print.html").write_text((folder / "page.html").read_text(encoding="utf8"), encoding="utf8")
     info = {"chapters": [("ch", "Fixture chapter", "chapter")], "cheatsheet": False}
     with pytest.raises(SystemExit, match="example.org"):
-        pdf_build.print_pdfs(folder, info, tmp_path / "b.pdf", tmp_path / "s.pdf")
+        pdf_build.print_pdfs(folder, info, tmp_path / "b.pdf", tmp_path / "s.pdf", chromium)
