@@ -387,8 +387,8 @@ GATHER_BY_INDEXING = Exercise(
         Wrong(lambda i, d, x: i.gather(d, x), kind="rule", why="Tensor.gather"),
     ],
     rules=[Rule("no_gather", _no_gather,
-                en="`{op}` does the work for you here: build the coordinates with `torch.arange` and "
-                   "index `input` with them.",
+                en="this exercise forbids `{op}`: your values are right, but build the coordinates "
+                   "with `torch.arange` and index `input` with them.",
                 zh="这里不能用 `{op}` 代劳：请用 `torch.arange` 构造坐标，再用它们对 `input` 做索引。")],
 )
 

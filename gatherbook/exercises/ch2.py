@@ -204,6 +204,8 @@ TEMPERED_LOGPROBS = Exercise(
                 zh="你用 logits[:, t] 给 ids[:, t] 打分，也就是当前词元，而不是下一个。t 处的 logits 预测 t + 1 处的词元：应把 `logits[:, :-1]` 与 `ids[:, 1:]` 配对。"),
         Mistake("probabilities", lambda x, ids, T: pick((x[:, :-1] / T).softmax(-1), ids[:, 1:]),
                 **_PROBABILITIES),
+        Mistake("softmax_then_log", lambda x, ids, T: pick((x[:, :-1] / T).softmax(-1).log(), ids[:, 1:]),
+                **_SOFTMAX_LOG),
     ],
 )
 

@@ -97,7 +97,8 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
     for k, v in curves.items():
         assert len(v) == len(xs), f"ys[{k!r}] has {len(v)} values for {len(xs)} x positions"
     n = len(curves) if stacked else 1
-    legend_h = 0.0 if stacked else 0.28 * math.ceil(len(curves) / 2)
+    ncol = 2 if max(map(len, curves)) <= 16 else 1  # a legend as wide as the chart at most
+    legend_h = 0.0 if stacked else 0.28 * math.ceil(len(curves) / ncol)
     fig, axes = plt.subplots(n, 1, figsize=(style.CHART_WIDTH,
                                             (1.9 if stacked else 2.8) * n + legend_h + (0.3 if title else 0.0)),
                              sharex=True, squeeze=False)
@@ -114,7 +115,7 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
             ax.set_yscale("log")
     if not stacked:
         axes[0, 0].set_ylabel(ylabel or "")
-        fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower left", ncol=2,
+        fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower left", ncol=ncol,
                    bbox_to_anchor=(0.0, 0.0))
     axes[-1, 0].set_xlabel(xlabel)
     if title:
