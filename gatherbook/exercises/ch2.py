@@ -86,8 +86,8 @@ IMPORTANCE_RATIO = Exercise(
                 en="you subtracted the probabilities; the ratio divides them: `torch.exp(new_logp - old_logp)`.",
                 zh="你把两个概率相减了；比率是相除：`torch.exp(new_logp - old_logp)`。"),
         Mistake("divided_probabilities", lambda new, old: new.exp() / old.exp(),
-                en="you divided the probabilities, `exp(new_logp) / exp(old_logp)`: right on paper, but in float32 a log-prob below about -103 gives a probability of 0, and 0 / 0 is nan. Subtract first, then exponentiate once: `torch.exp(new_logp - old_logp)`.",
-                zh="你把两个概率相除了，即 `exp(new_logp) / exp(old_logp)`：数学上没错，但在 float32 中，低于约 -103 的对数概率对应的概率会下溢为 0，而 0 / 0 是 nan。先相减，再取一次指数：`torch.exp(new_logp - old_logp)`。"),
+                en="you exponentiated each log-prob on its own (`exp(new_logp) / exp(old_logp)`, or `* exp(-old_logp)`): right on paper, but in float32 a log-prob below about -103 gives a probability of 0, and `exp(-old_logp)` overflows to inf once -old_logp passes about 88: 0 / 0 and 0 * inf are nan. Subtract first, then exponentiate once: `torch.exp(new_logp - old_logp)`.",
+                zh="你对两个对数概率分别取了指数（`exp(new_logp) / exp(old_logp)`，或 `* exp(-old_logp)`）：数学上没错，但在 float32 中，低于约 -103 的对数概率对应的概率会下溢为 0，而 -old_logp 超过约 88 时 `exp(-old_logp)` 会上溢为 inf：0 / 0 和 0 * inf 都是 nan。先相减，再取一次指数：`torch.exp(new_logp - old_logp)`。"),
     ],
 )
 
