@@ -40,6 +40,15 @@ def test_fold_keeps_the_heading_and_folds_the_rest():
     assert (fold["label"], fold["summary"]) == ("Deep dive · optional", "Folded")
 
 
+def test_the_italic_note_stays_in_view_above_the_fold():
+    note = nodes.paragraph("", "", nodes.emphasis("", "Optional, about 5 min. Skip to Summary."))
+    para = nodes.paragraph("", "text")
+    s = section("Deep dive: x", note, para)
+    fold = deepdives.fold(s, "Deep dive · optional", "Folded")
+    assert [type(c) for c in s.children] == [nodes.title, nodes.paragraph, deepdives.deep_dive_fold]
+    assert s.children[1] is note and fold.children == [para]
+
+
 def test_html_anchor_is_found_in_the_split_raw_nodes_myst_makes():
     doc = nodes.paragraph("", "", nodes.raw("", '<a id="myths">', format="html"),
                           nodes.raw("", "</a>", format="html"))
@@ -60,11 +69,13 @@ def built(tmp_path_factory) -> Path:
 def test_deep_dive_is_framed_and_folded_on_the_page(built):
     page = (built / "chapter.html").read_text(encoding="utf8")
     frame = re.search(r'<section class="deep-dive" id="([^"]+)">\s*<h2>Deep dive: the shape rule, exactly'
-                      r'.*?</h2>\s*<details class="deep-dive-fold"><summary>(.*?)</summary>(.*?)</details>\s*</section>',
+                      r'.*?</h2>\s*<p><em>(Optional, about 5 min\..*?)</em></p>\s*'
+                      r'<details class="deep-dive-fold"><summary>(.*?)</summary>(.*?)</details>\s*</section>',
                       page, flags=re.S)
     assert frame, "no framed, folded deep-dive section"
-    assert "Deep dive · optional" in frame.group(2) and "click" in frame.group(2)
-    assert "The deep text sits here." in frame.group(3) and 'id="inside-the-deep-dive"' in frame.group(3)
+    assert "Skip to Summary" in frame.group(2)  # the note stays in view, above the fold
+    assert "Deep dive · optional" in frame.group(3) and "click" in frame.group(3)
+    assert "The deep text sits here." in frame.group(4) and 'id="inside-the-deep-dive"' in frame.group(4)
     # the subsection inside the fold is still in the page contents
     assert 'href="#inside-the-deep-dive"' in page
     assert page.count('class="deep-dive"') == 1  # the summary is not folded

@@ -39,9 +39,14 @@ def is_deep_dive(section: nodes.section, prefix: str) -> bool:
 
 
 def fold(section: nodes.section, label: str, summary: str) -> deep_dive_fold:
-    """Mark ``section`` as a deep-dive and move everything after its heading into a fold."""
+    """Mark ``section`` as a deep-dive and move everything after its heading into a fold, except
+    the italic note that opens it ("*Optional, about N min. Skip to ...*"), which stays in view:
+    a reader decides from it whether to open the fold."""
     section["classes"].append(SECTION_CLASS)
     body = [c for c in section.children if not isinstance(c, nodes.title)]
+    if body and isinstance(body[0], nodes.paragraph) and len(body[0].children) == 1 \
+            and isinstance(body[0][0], nodes.emphasis):
+        body = body[1:]
     for child in body:
         section.remove(child)
     node = deep_dive_fold(label=label, summary=summary, classes=[FOLD_CLASS])
