@@ -468,6 +468,9 @@ def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path, browse
         _wait_for_math(page)
         stats["explorers"] = _replace_explorers(page)
         page.evaluate("document.fonts.ready")
+        # every figure loaded before the first print (the pages' images may load lazily)
+        page.evaluate("() => document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager')")
+        page.wait_for_function("[...document.images].every(i => i.complete)", timeout=60000)
         stats["load_seconds"] = round(time.perf_counter() - start, 1)
         first = page.pdf(**PRINT)
         stats["first_print_seconds"] = round(time.perf_counter() - start - stats["load_seconds"], 1)
@@ -477,15 +480,23 @@ def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path, browse
         if missing:
             sys.exit(f"book/pdf/build.py: no page opens with the title of {missing} (book/pdf/print.css "
                      "starts each chapter on a new page)")
-        page.evaluate("""(where) => {
-            for (const [id, n] of Object.entries(where)) {
-                const cell = document.querySelector(`.print-toc-page[data-for="${CSS.escape(id)}"]`);
-                if (cell) cell.textContent = String(n);
-            }
-        }""", where)
-        second = page.pdf(**PRINT)
-        if chapter_pages(second, info["chapters"]) != where:
-            sys.exit("book/pdf/build.py: the page numbers moved between the two prints")
+        # Fill the contents with the page numbers and print again, until a print keeps them (the
+        # numbers can move a chapter: a late-loading image or font, a contents line that wraps).
+        for _ in range(3):
+            page.evaluate("""(where) => {
+                for (const [id, n] of Object.entries(where)) {
+                    const cell = document.querySelector(`.print-toc-page[data-for="${CSS.escape(id)}"]`);
+                    if (cell) cell.textContent = String(n);
+                }
+            }""", where)
+            second = page.pdf(**PRINT)
+            now = chapter_pages(second, info["chapters"])
+            if now == where:
+                break
+            where = now
+        else:
+            sys.exit("book/pdf/build.py: the chapters' page numbers still moved after three prints "
+                     "with the contents filled in")
         book_pdf.write_bytes(second)
         stats["book_seconds"] = round(time.perf_counter() - start, 1)
         if info["cheatsheet"]:
