@@ -39,9 +39,6 @@ IGNORED_COMMENTS = ("# NBVAL_IGNORE_OUTPUT", "# NBVAL_SKIP")
 
 # (notebook stem, text the cell contains) -> the evidence for its margin under load.
 WIDE_MARGIN = {
-    ("03_rl_action_values", 'times["Categorical"] > max('):
-        "Categorical / slower of gather and cross_entropy: 12.6, 31, 43, 47 in four runs with "
-        "load average 7 on 2 cores (2026-11-25); the check needs > 1",
     ("06_pitfalls_performance", 'print("loop > 10:", loop > 10)'):
         "loop/gather 150-840 (needs > 10), one-hot/indexing 740-2580 (> 1), one-hot/loop "
         "6.1-14 (> 1), four runs with load average 7 on 2 cores (2026-11-25)",
