@@ -9,6 +9,14 @@
  *   open while the page prints (book/ext/gatherbook_sphinx/deepdives.py).
  * - A button's tooltip goes away after a click (Bootstrap shows it on hover and focus; after a
  *   tap on a touch screen the colour-mode tooltip stayed on screen).
+ * - The page contents on the right ("On this page") highlight the section the reader is in: the
+ *   last heading that has reached the top of the window. The theme's own highlighting (an
+ *   IntersectionObserver in pydata-sphinx-theme.js) reacts only when a heading enters the top 30%
+ *   of the window and then picks the lowest heading there: with folded deep-dives (a heading and
+ *   one line each) two or three headings share that band and the one below the reader's section
+ *   won; scrolling up, or arriving in the middle of a section (a link to an exercise, the language
+ *   switch), left the old entry highlighted. Its observer is cut off from the page contents (they
+ *   are replaced by a copy) and the highlight follows the scroll position instead.
  */
 "use strict";
 (() => {
@@ -93,6 +101,89 @@
   }
   document.addEventListener("DOMContentLoaded", openFoldAtHash);
   window.addEventListener("hashchange", openFoldAtHash);
+
+  // ---- the page contents ("On this page") follow the reader ----------------------------------
+  const TOC_NAV = "#pst-page-toc-nav";
+  const READING_SLACK = 24;  // px: a heading this far below where a click puts it has been reached
+
+  // The heading a page-contents link points at (the theme's rule: the first heading of the
+  // target section, or the target itself).
+  function headingOf(link) {
+    const href = link.getAttribute("href") || "";
+    if (!href.startsWith("#") || href.length < 2) return null;
+    let target = null;
+    try { target = document.getElementById(decodeURIComponent(href.slice(1))); } catch (e) { return null; }
+    if (!target) return null;
+    return target.querySelector("h1, h2, h3, h4, h5, h6") || target;
+  }
+
+  // Where a heading sits after a click in the page contents: the page's scroll-padding-top
+  // (the theme's sticky article header and 1rem), a little lower for a heading scrolled by hand.
+  function readingLine() {
+    const padding = parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop);
+    return (Number.isFinite(padding) ? padding : 64) + READING_SLACK;
+  }
+
+  // The link of the section in view: the last heading on screen or above it whose top has
+  // reached the reading line. A heading inside a closed fold is not drawn and does not count.
+  // At the end of the page, where the last sections cannot scroll up to the line, the section
+  // the address points at wins if its heading is on screen (a click in the page contents).
+  function linkInView(entries) {
+    const line = readingLine();
+    let current = null;
+    for (const [link, heading] of entries) {
+      if (!heading.getClientRects().length) continue;
+      if (heading.getBoundingClientRect().top <= line) current = link;
+    }
+    const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+    if (atEnd && location.hash) {
+      const index = entries.findIndex(([link]) => link.hash === location.hash);
+      const chosen = entries.findIndex(([link]) => link === current);
+      if (index > chosen) {
+        const box = entries[index][1].getBoundingClientRect();
+        if (entries[index][1].getClientRects().length && box.top < window.innerHeight) current = entries[index][0];
+      }
+    }
+    return current;
+  }
+
+  function followTheReader() {
+    const old = document.querySelector(TOC_NAV);
+    if (!old) return;
+    // A copy without the theme's observer behind it (its callbacks now move the highlight in
+    // the old, detached list).
+    const nav = old.cloneNode(true);
+    old.replaceWith(nav);
+    const links = [...nav.querySelectorAll("a")];
+    const items = [...nav.querySelectorAll(".toc-entry")];
+    const entries = links.map((link) => [link, headingOf(link)]).filter(([, heading]) => heading);
+    if (!entries.length) return;
+    let shown;
+    const update = () => {
+      const link = linkInView(entries);
+      if (link === shown) return;
+      shown = link;
+      links.forEach((el) => {
+        el.classList.toggle("active", el === link);
+        if (el === link) el.setAttribute("aria-current", "true"); else el.removeAttribute("aria-current");
+      });
+      items.forEach((el) => el.classList.toggle("active", !!link && el.contains(link)));
+    };
+    let queued = false;
+    const schedule = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => { queued = false; update(); });
+    };
+    window.addEventListener("scroll", schedule, {passive: true});
+    window.addEventListener("resize", schedule);
+    window.addEventListener("hashchange", schedule);
+    document.addEventListener("toggle", schedule, true);  // a fold opened or closed
+    window.addEventListener("load", schedule);
+    update();
+  }
+  // (the theme's script is deferred: it has set up its observer before DOMContentLoaded)
+  document.addEventListener("DOMContentLoaded", followTheReader);
 
   // Print with every fold open, and close again the ones that were closed.
   let openedForPrint = [];

@@ -156,6 +156,59 @@ def site_address(code: str, doc: str) -> tuple[str, str]:
     return (f"{base.rstrip('/')}/{path}" if base else ""), path
 
 
+def unique_ids(parts: list[Tag]) -> dict[int, dict[str, str]]:
+    """Give every element of the single page an id of its own, and point each part's links at
+    its own elements.
+
+    Sphinx numbers the ids of headings without Latin letters per document ("id1", "id2", ... in
+    every Chinese chapter) and gives the same slug ("summary") to the same title in every
+    chapter; on the single page a link ``#id3`` or ``#summary`` went to the first chapter that
+    has it. In book order, an id already taken by an earlier part becomes ``<id>-<n>`` (``n``:
+    the part's place), and the part's own ``href="#<id>"`` links follow it. Returns, per part's
+    place, the ids renamed there.
+    """
+    taken: set[str] = set()
+    renamed: dict[int, dict[str, str]] = {}
+    for n, part in enumerate(parts):
+        here: dict[str, str] = {}
+        for element in [part, *part.find_all(id=True)]:
+            old = element.get("id")
+            if not old:
+                continue
+            if old in taken:
+                new, k = f"{old}-{n}", 1
+                while new in taken:
+                    new, k = f"{old}-{n}-{k}", k + 1
+                here.setdefault(old, new)
+                element["id"] = new
+            taken.add(element["id"])
+        for link in part.find_all("a", href=True):
+            target = link["href"][1:] if link["href"].startswith("#") else None
+            if target in here:
+                link["href"] = "#" + here[target]
+        renamed[n] = here
+    return renamed
+
+
+def relink_documents(parts: list[Tag], targets: dict[str, str], page: str) -> int:
+    """Point the links between documents at the single page's own ids: ``#document-<doc>``
+    (Sphinx's link to a whole document; its marker span is gone) at ``targets[doc]`` (the id of
+    the chapter's title), and ``<page>#<id>`` (Sphinx's link into another document, written
+    against the single page's file name) at ``#<id>``. Returns the number of links changed."""
+    changed = 0
+    for part in parts:
+        for link in part.find_all("a", href=True):
+            href = link["href"]
+            if href.startswith("#document-") and href[len("#document-"):] in targets:
+                link["href"] = "#" + targets[href[len("#document-"):]]
+            elif href.startswith(page + "#") and len(href) > len(page) + 1:
+                link["href"] = href[len(page):]
+            else:
+                continue
+            changed += 1
+    return changed
+
+
 def for_print(tag: Tag) -> Tag:
     """``tag`` as print wants it: every fold open, the screen's chrome and the links to these PDFs gone."""
     for links in tag.select("p.gatherbook-pdf-links"):  # the site's links to these PDFs
@@ -190,6 +243,9 @@ def assemble(code: str, folder: Path) -> dict:
         span.decompose()
     for doc in documents.values():
         doc.extract()
+    # one id per element on the page, each document's links to its own (Chinese headings are
+    # "id1", "id2", ... in every chapter)
+    unique_ids([root, *documents.values()])
 
     # the head: the site's style sheets, print.css; MathJax and the explorer's script only
     head = soup.head
@@ -305,6 +361,11 @@ def assemble(code: str, folder: Path) -> dict:
         ident = section.get("data-print-id") if isinstance(section, Tag) else None
         if ident:
             section.find("h1")["id"] = ident
+    # links to a chapter, or into one, land there
+    targets = {section["data-doc"]: section["data-print-id"] for section in body
+               if isinstance(section, Tag) and section.get("data-doc")}
+    targets[toc["root"]] = "print-preface"
+    relink_documents(body, targets, f"{toc['root']}.html")
     book = body_for(body, "print.css", said["title"])
     (folder / "print").mkdir(exist_ok=True)
     for css in ("print.css", "cheatsheet.css"):

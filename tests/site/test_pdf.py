@@ -302,3 +302,34 @@ def test_the_build_stops_when_the_print_asks_for_the_network(tmp_path, chromium)
     info = {"chapters": [("ch", "Fixture chapter", "chapter")], "cheatsheet": False}
     with pytest.raises(SystemExit, match="example.org"):
         pdf_build.print_pdfs(folder, info, tmp_path / "b.pdf", tmp_path / "s.pdf", chromium)
+
+
+# Two Chinese chapters as Sphinx's single page has them: the same heading ids in both ("id1",
+# "summary"), a link inside each to its own heading, links to a whole chapter and into one.
+SAME_IDS = """<article>
+<section id="about"><h1>关于本书</h1><p><a class="reference internal" href="#document-ch/two">第 2 章</a>
+<a class="reference internal" href="book/zh/intro.html#myths">误解</a></p></section>
+<section id="one"><h1>第 1 章</h1><p><a class="reference internal" href="#id1">跳到「小结」</a></p>
+<section id="id1"><h2>小结</h2></section></section>
+<section id="two"><h1>第 2 章</h1><p><a class="reference internal" href="#id1">跳到「小结」</a>
+<a href="#document-ch/one">第 1 章</a></p><a id="myths"></a>
+<section id="id1"><h2>小结</h2></section></section>
+</article>"""
+
+
+def test_each_chapters_links_land_in_that_chapter_on_the_single_page():
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(SAME_IDS, "html.parser")
+    parts = soup.article.find_all("section", recursive=False)
+    renamed = pdf_build.unique_ids(parts)
+    ids = [e["id"] for e in soup.find_all(id=True)]
+    assert len(ids) == len(set(ids)), f"ids still repeat: {ids}"
+    assert renamed[1] == {} and list(renamed[2]) == ["id1"]
+    for part in parts[1:]:  # each chapter's "skip to the summary" lands on its own summary
+        target = soup.find(id=part.p.a["href"][1:])
+        assert target is not None and part in target.parents, part.h1.text
+    changed = pdf_build.relink_documents(parts, {"ch/one": "one", "ch/two": "two"}, "book/zh/intro.html")
+    hrefs = [a["href"] for a in soup.find_all("a", href=True)]
+    assert changed == 3 and "#two" in hrefs and "#one" in hrefs and "#myths" in hrefs
+    assert all(soup.find(id=h[1:]) is not None for h in hrefs), hrefs

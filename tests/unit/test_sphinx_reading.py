@@ -49,6 +49,41 @@ def test_the_italic_note_stays_in_view_above_the_fold():
     assert s.children[1] is note and fold.children == [para]
 
 
+def _chapter(note_text: str, *titles: str):
+    """A page: a deep-dive opening with ``note_text``, then sections with ``titles``."""
+    note = nodes.emphasis("", note_text)
+    deep = section("Deep dive: x", nodes.paragraph("", "", note), section("Inside"))
+    deep["ids"], deep[2]["ids"] = ["deep-dive-x"], ["inside"]
+    later = [section(t) for t in titles]
+    for i, s in enumerate(later):
+        s["ids"] = [f"s{i}"]
+    nodes.section("", nodes.title("Ch", "Ch"), deep, *later)
+    deepdives.fold(deep, "label", "summary")
+    return deep, note
+
+
+@pytest.mark.parametrize("text, cue, titles, linked, words", [
+    ("Optional, about 5 min. Skip to Summary if you trust the rule.", "Skip to",
+     ["Inside", "Summary"], ["s1"], ["Summary"]),
+    # two targets, a title across the note's line break, a case of its own; each target once
+    ("Optional. Skip to Deep dive: memory at real\nsizes, or to the summary, if the summary...",
+     "Skip to", ["Deep dive: memory at real sizes", "Summary"], ["s0", "s1"],
+     ["Deep dive: memory at real\nsizes", "summary"]),
+    ('Optional. Skip to "Summary" if a fixed choice is all you need.', "Skip to", ["Summary"], ["s0"],
+     ["Summary"]),
+    ("选读，约 2 分钟。如果上面的公式对你已经足够，可以直接跳到「小结」。", "跳到", ["小结"], ["s0"], ["小结"]),
+    # a title before the cue, or a word that only contains one, is not linked
+    ("Summary first. Skip to nothing if Summarys bore you.", "Skip to", ["Summary"], [], []),
+])
+def test_the_notes_skip_target_becomes_a_link_to_that_section(text, cue, titles, linked, words):
+    deep, note = _chapter(text, *titles)
+    assert deepdives.note_of(deep) is note
+    assert deepdives.link_skip_targets(deep, note, cue) == linked
+    refs = list(note.findall(nodes.reference))
+    assert [r["refid"] for r in refs] == linked and [r.astext() for r in refs] == words
+    assert note.astext() == text  # the sentence reads as before
+
+
 def test_html_anchor_is_found_in_the_split_raw_nodes_myst_makes():
     doc = nodes.paragraph("", "", nodes.raw("", '<a id="myths">', format="html"),
                           nodes.raw("", "</a>", format="html"))
@@ -73,7 +108,9 @@ def test_deep_dive_is_framed_and_folded_on_the_page(built):
                       r'<details class="deep-dive-fold"><summary>(.*?)</summary>(.*?)</details>\s*</section>',
                       page, flags=re.S)
     assert frame, "no framed, folded deep-dive section"
-    assert "Skip to Summary" in frame.group(2)  # the note stays in view, above the fold
+    # the note stays in view, above the fold, and links the section it sends the reader to
+    summary_id = re.search(r'<section id="([^"]+)">\s*<h2>Summary', page).group(1)
+    assert re.search(rf'Skip to <a class="reference internal" href="#{summary_id}">Summary</a> if', frame.group(2))
     assert "Deep dive · optional" in frame.group(3) and "click" in frame.group(3)
     assert "The deep text sits here." in frame.group(4) and 'id="inside-the-deep-dive"' in frame.group(4)
     # the subsection inside the fold is still in the page contents

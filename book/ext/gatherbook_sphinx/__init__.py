@@ -16,6 +16,7 @@ connects nothing itself:
 - :mod:`.explorer`: the ``{gather-explorer}`` directive and its script;
 - :mod:`.mathjax`: MathJax offline, only the components the pages use;
 - :mod:`.notebooks`: cells that read differently on the site and in JupyterLab (widgets);
+- :mod:`.tables`: tables with a line of code stack on a phone;
 - :mod:`.titles`: exercise and solution titles written the Chinese way;
 - :mod:`.words`: what the site says, one table per edition;
 - :mod:`.workarounds`: fixes for the tools' bugs, each naming the version it works around.
@@ -26,10 +27,10 @@ from __future__ import annotations
 
 from gatherbook.editions import CODES
 
-from . import (anchors, deepdives, downloads, editions, glossary, explorer, mathjax, notebooks, outputs, search, titles, words,
-               workarounds)
+from . import (anchors, deepdives, downloads, editions, glossary, explorer, mathjax, notebooks, outputs, search, tables, titles,
+               words, workarounds)
 
-__all__ = ["anchors", "deepdives", "downloads", "editions", "glossary", "explorer", "mathjax", "notebooks", "outputs", "search", "titles", "words",
+__all__ = ["anchors", "deepdives", "downloads", "editions", "glossary", "explorer", "mathjax", "notebooks", "outputs", "search", "tables", "titles", "words",
            "workarounds", "setup"]
 
 
@@ -56,6 +57,7 @@ def setup(app):
     app.add_directive("gather-explorer", explorer.GatherExplorer)
     app.add_post_transform(titles.ChineseExerciseTitles)
     app.add_post_transform(deepdives.DeepDiveSections)
+    app.add_post_transform(tables.CodeTables)
     app.add_node(deepdives.deep_dive_fold, html=deepdives.HTML, **deepdives.OTHER_WRITERS)
     app.add_js_file("gatherbook.js")  # every page: the switch keeps the place; tooltips go after a click
     search.register()

@@ -4,7 +4,11 @@ A chapter puts material a reader may skip (history, dtypes, memory internals, li
 in a section whose heading starts with the edition's ``deep_dive_prefix`` (``book/words``: en
 ``Deep dive: ``, zh ``深入：``). On the site such a section is framed and labelled
 (``deep_dive_label``, "Deep dive · optional"), and everything under its heading is folded in a
-``<details>`` whose summary line says so (``deep_dive_summary``). ``book/_static/gatherbook.js``
+``<details>`` whose summary line says so (``deep_dive_summary``). The section the italic note
+names after ``deep_dive_skip`` ("*... Skip to Summary if ...*", 「…可以直接跳到「小结」。」) becomes a
+link to it: the note is plain text in the notebook (JupyterLab shows the next section right below,
+unfolded), the title of a later section of the page written as it is (quotes, 「」 and case as
+the reader's sentence has them). ``book/_static/gatherbook.js``
 opens the fold when the address's ``#id`` or a search hit lies inside it; in print
 (``gatherbook.css``, ``@media print``) every fold is open.
 
@@ -13,6 +17,8 @@ the sections, so the sections inside a deep-dive still appear in the page conten
 numbers (the toctree collector does not look inside other nodes).
 """
 from __future__ import annotations
+
+import re
 
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
@@ -38,6 +44,18 @@ def is_deep_dive(section: nodes.section, prefix: str) -> bool:
             and title.astext().lstrip().startswith(prefix.strip()))
 
 
+def note_of(section: nodes.section) -> nodes.emphasis | None:
+    """The italic note that opens a deep-dive (a paragraph that is one emphasis), or None."""
+    for child in section.children:
+        if isinstance(child, nodes.title):
+            continue
+        if isinstance(child, nodes.paragraph) and len(child.children) == 1 \
+                and isinstance(child[0], nodes.emphasis):
+            return child[0]
+        return None
+    return None
+
+
 def fold(section: nodes.section, label: str, summary: str) -> deep_dive_fold:
     """Mark ``section`` as a deep-dive and move everything after its heading into a fold, except
     the italic note that opens it ("*Optional, about N min. Skip to ...*"), which stays in view:
@@ -55,6 +73,58 @@ def fold(section: nodes.section, label: str, summary: str) -> deep_dive_fold:
     return node
 
 
+def link_skip_targets(section: nodes.section, note: nodes.emphasis, cue: str) -> list[str]:
+    """In ``note`` (a deep-dive's italic note), link the titles of the sections after ``section``
+    that follow ``cue``: the first mention of each becomes a reference to that section. Returns
+    the linked ids."""
+    root = section
+    while root.parent is not None:
+        root = root.parent
+    # the sections after this one in page order, not inside it
+    inside = {id(s) for s in section.findall(nodes.section)}
+    order = list(root.findall(nodes.section))
+    later = []
+    for s in order[[id(o) for o in order].index(id(section)) + 1:]:
+        title = s.next_node(nodes.title)
+        if id(s) not in inside and s["ids"] and title is not None and title.parent is s:
+            later.append((title.astext().strip(), s["ids"][0]))
+    if not later:
+        return []
+    later.sort(key=lambda t: -len(t[0]))  # the longest title first ("Deep dive: x" before "x")
+    # a title as a whole word (not "Summary" in "Summarys"), across a line break of the note
+    pattern = re.compile(r"(?<![A-Za-z0-9_])(?:"
+                         + "|".join("(" + r"\s+".join(map(re.escape, t.split())) + ")" for t, _ in later)
+                         + r")(?![A-Za-z0-9_])", re.IGNORECASE)
+    linked, cued = [], False
+    for text in list(note.findall(nodes.Text)):
+        if not isinstance(text.parent, nodes.emphasis):  # not inside code or another link
+            continue
+        source = str(text)
+        start = 0
+        if not cued:
+            at = source.find(cue)
+            if at < 0:
+                continue
+            cued, start = True, at + len(cue)
+        pieces, last = [], 0
+        for m in pattern.finditer(source, start):
+            refid = later[m.lastindex - 1][1]
+            if refid in linked:  # each section once: the place the note sends the reader to
+                continue
+            pieces += [nodes.Text(source[last:m.start()]),
+                       nodes.reference("", "", nodes.Text(m.group(0)), internal=True, refid=refid)]
+            linked.append(refid)
+            last = m.end()
+        if pieces:
+            pieces.append(nodes.Text(source[last:]))
+            parent = text.parent
+            at = parent.index(text)
+            parent.remove(text)
+            for offset, piece in enumerate([p for p in pieces if str(p) or not isinstance(p, nodes.Text)]):
+                parent.insert(at + offset, piece)
+    return linked
+
+
 class DeepDiveSections(SphinxPostTransform):
     """Fold every section whose heading starts with the edition's deep-dive prefix."""
 
@@ -69,6 +139,9 @@ class DeepDiveSections(SphinxPostTransform):
         for section in list(self.document.findall(nodes.section)):
             if is_deep_dive(section, prefix) and SECTION_CLASS not in section["classes"]:
                 fold(section, words["deep_dive_label"], words["deep_dive_summary"])
+                note = note_of(section)
+                if note is not None:
+                    link_skip_targets(section, note, words["deep_dive_skip"])
 
 
 def visit_fold_html(self, node: deep_dive_fold) -> None:

@@ -1,0 +1,90 @@
+"""Code in a table, and the cheat sheet's commented code, read whole on a phone (issue 21).
+
+Chapter 1's use-case table at 390 px, both editions: every word of its inline code (a ``span.pre``,
+the text between two spaces of the code) sits on one line (it broke inside identifiers when the
+line had a third of the column), and nothing sticks out of the column. The table is stacked on a
+phone (book/ext/gatherbook_sphinx/tables.py marks it; book/_static/gatherbook.css lays it out).
+
+The cheat sheet at 390 px, both editions: every trailing comment of its code starts a line of its
+own, near the left edge, and is not cut over lines (the aligned comments wrapped mid-sentence).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import site_helpers as sh  # noqa: E402
+from test_pages import SCREENSHOTS, new_context, open_page  # noqa: E402
+
+PHONE = {"width": 390, "height": 844}
+CHAPTER = "notebooks/{edition}/01_gather_basics.html"
+
+# The first table of the page whose cells hold a line of code: its code words split over lines,
+# and its width against the column's.
+TABLE_JS = r"""() => {
+  const table = [...document.querySelectorAll('article.bd-article table')]
+    .find((t) => [...t.querySelectorAll('td code')].some((c) => c.textContent.length >= 28));
+  if (!table) return null;
+  table.scrollIntoView();
+  const split = [...table.querySelectorAll('td code span.pre')]
+    .filter((s) => new Set([...s.getClientRects()].map((r) => Math.round(r.top))).size > 1)
+    .map((s) => s.textContent);
+  const column = document.querySelector('article.bd-article').getBoundingClientRect();
+  const box = table.getBoundingClientRect();
+  return {split, words: table.querySelectorAll('td code span.pre').length,
+          overflow: Math.max(0, table.scrollWidth - table.clientWidth, box.right - column.right)};
+}"""
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_use_case_table_keeps_code_words_whole_on_a_phone(site, base_url, browser, edition):
+    path = f"{edition}/" + CHAPTER.format(edition=edition)
+    context = new_context(browser, base_url, viewport=PHONE, device_scale_factor=1)
+    try:
+        page, _ = open_page(context, base_url + path)
+        facts = page.evaluate(TABLE_JS)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"use-case-table-{edition}-390.png"))
+    finally:
+        context.close()
+    assert facts, f"{path}: no table with a line of code"
+    assert facts["words"] >= 10, facts
+    assert not facts["split"], f"{path}: code words broken across lines at 390 px: {facts['split']}"
+    assert facts["overflow"] <= 1, f"{path}: the table sticks out {facts['overflow']} px"
+
+
+# Every comment of the cheat sheet's code: where it starts against its block, and on how many lines.
+COMMENTS_JS = r"""() => {
+  const out = [];
+  document.querySelectorAll('article.bd-article div.highlight pre').forEach((pre) => {
+    const left = pre.getBoundingClientRect().left + parseFloat(getComputedStyle(pre).paddingLeft);
+    const ch = parseFloat(getComputedStyle(pre).fontSize) * 0.61;
+    pre.querySelectorAll('.c1').forEach((c) => {
+      const rects = [...c.getClientRects()];
+      out.push({text: c.textContent, indent: Math.round((rects[0].left - left) / ch),
+                lines: new Set(rects.map((r) => Math.round(r.top))).size});
+    });
+  });
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_cheat_sheet_comments_on_lines_of_their_own_on_a_phone(site, base_url, browser, edition):
+    path = f"{edition}/book/{edition}/cheatsheet.html"
+    context = new_context(browser, base_url, viewport=PHONE, device_scale_factor=1)
+    try:
+        page, _ = open_page(context, base_url + path)
+        comments = page.evaluate(COMMENTS_JS)
+        page.locator("article.bd-article div.highlight pre").nth(3).scroll_into_view_if_needed()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"cheatsheet-{edition}-390.png"))
+    finally:
+        context.close()
+    assert len(comments) >= 10, f"{path}: only {len(comments)} comments found"
+    bad = [c for c in comments if c["indent"] > 4 or c["lines"] > 1]
+    assert not bad, f"{path}: {len(bad)} comments mid-line or cut over lines at 390 px:\n" \
+        + "\n".join(f"{c['text']!r}: starts {c['indent']} characters in, on {c['lines']} lines" for c in bad)
