@@ -183,16 +183,10 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
                                          ("input", "index", f"out = input.gather({dim}, index)"),
                                          (input_ids, index_ids, index_ids), marks)
     ]
-    arrow_on = panels[0]
-    if input.ndim == 3:
-        arrow_on.arrow = "slices" if d == 0 else ("v" if d == 1 else "h")
-    elif input.ndim == 2:
-        arrow_on.arrow = "v" if d == 0 else "h"
-    else:  # 0-d and 1-d: one row of cells
-        arrow_on.arrow = "h"
-    arrow_on.arrow_label = f"dim={dim}"
-    if input.numel() == 0:
-        arrow_on.arrow = None
+    # the dim arrow on input, by input.ndim and dim: across the slices, down the rows, or along
+    # the cells of a row (0-d and 1-d: one row of cells); none on an empty input
+    arrows = {3: ("slices", "v", "h"), 2: ("v", "h")}.get(input.ndim, ("h",))
+    panels[0].arrow, panels[0].arrow_label = arrows[d] if input.numel() else None, f"dim={dim}"
     if input.ndim == 2:
         return render([panels], title, note=note)
     return render([[p] for p in panels], title, same_slots=input.ndim == 3, note=note)

@@ -97,9 +97,10 @@ class Grid:
     mark: np.ndarray | None  # (rows, cols) bool: cells to outline in red
     gids: np.ndarray  # (rows, cols) str: "index[1,0]", so tests can find a cell
     label: str | None  # "input[0]" for a slice of a 3-d tensor
-    row_numbers: bool | tuple[str, ...]  # numbers 0, 1, 2 ... left of the rows, or these names
+    row_names: tuple[str, ...]  # left of the rows: their numbers 0, 1, 2 ..., names, or none
     col_numbers: bool
     cell_w: float
+    names_size: float = style.FS_NUMBER  # row numbers are numbers; row names are labels
     empty: bool = False  # the tensor has no elements: drawn as one dashed "empty" cell
     tagged: bool = False  # linked cells also carry their link number (more links than colours)
     faces: np.ndarray | None = None  # (rows, cols) colours that replace the ids' faces
@@ -116,19 +117,9 @@ class Grid:
 
     @property
     def numbers_w(self) -> float:  # room for the row numbers left of the grid
-        if not self.row_numbers:
+        if not self.row_names:
             return 0.0
         return max(style.text_width(n, self.names_size) for n in self.row_names) + _NUMBER_PAD + 0.04
-
-    @property
-    def names_size(self) -> float:  # row names are labels, row numbers are numbers
-        return style.FS_LABEL if isinstance(self.row_numbers, tuple) else style.FS_NUMBER
-
-    @property
-    def row_names(self) -> list[str]:
-        if isinstance(self.row_numbers, tuple):
-            return list(self.row_numbers)
-        return [str(i) for i in range(self.texts.shape[0])]
 
     @property
     def head(self) -> float:  # room above the grid (column numbers, slice label)
@@ -185,27 +176,28 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     cell_w = max(_CELL_W_MIN, max(style.text_width(s, style.FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
     if t.numel() == 0:
         empty = Grid(texts, np.array([[PLAIN]]), None, np.array([[f"{name}[]"]]), label=None,
-                      row_numbers=False, col_numbers=False, cell_w=cell_w, empty=True)
+                      row_names=(), col_numbers=False, cell_w=cell_w, empty=True)
         return Panel(title, [empty])
     ids = np.full(shape, PLAIN) if ids is None else ids
     if isinstance(mark, torch.Tensor):
         mark = mark.detach().cpu().numpy()
     marks = None if mark is None else _as_slices(np.asarray(mark, dtype=bool))
     all_faces = None if faces is None else _as_slices(np.asarray(faces, dtype=object))
+    numbered = t.ndim >= 2 if numbers is None else numbers
     grids = []
     for k, (s_texts, s_ids, s_gids) in enumerate(zip(_as_slices(texts), _as_slices(ids),
                                                       _as_slices(_gids(name, shape)))):
         grids.append(Grid(
             texts=s_texts, ids=s_ids, mark=None if marks is None else marks[k], gids=s_gids,
-            label=f"{name}[{k}]" if t.ndim == 3 else None,
-            row_numbers=t.ndim >= 2 if numbers is None else numbers, col_numbers=t.ndim >= 1,
+            label=f"{name}[{k}]" if t.ndim == 3 else None, col_numbers=t.ndim >= 1,
+            row_names=tuple(map(str, range(s_texts.shape[0]))) if numbered else (),
             cell_w=cell_w, tagged=tagged, faces=None if all_faces is None else all_faces[k],
             mark_color=mark_color, cell_h=cell_h,
         ))
     return Panel(title, grids)
 
 
-def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] | bool = False,
+def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] = (),
                col_numbers: bool = True, mark=None, mark_color: str = style.MARK,
                cell_w: float | None = None) -> Panel:
     """Cells that hold given texts (a 2-d list) on given faces (colours, same shape), one grid.
@@ -217,9 +209,9 @@ def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str
     face_array = cell_array([f for row in faces for f in row], texts.shape)  # colours may be RGB tuples
     widest = max(style.text_width(str(t), style.FS_VALUE) for t in texts.reshape(-1)) + _CELL_PAD
     grid = Grid(texts, np.full(texts.shape, PLAIN), None if mark is None else np.asarray(mark, dtype=bool),
-                _gids(name, texts.shape),
-                label=None, row_numbers=row_names, col_numbers=col_numbers,
-                cell_w=cell_w or max(_CELL_W_MIN, widest), faces=face_array, mark_color=mark_color)
+                _gids(name, texts.shape), label=None, row_names=row_names, col_numbers=col_numbers,
+                cell_w=cell_w or max(_CELL_W_MIN, widest), faces=face_array, mark_color=mark_color,
+                names_size=style.FS_LABEL)
     return Panel(title, [grid])
 
 
@@ -248,7 +240,7 @@ def _draw_grid(ax, g: Grid) -> None:
     if g.col_numbers:
         for j in range(cols):
             ax.text(j + 0.5, -_NUMBER_PAD / g.cell_h, str(j), ha="center", va="bottom", gid="col", **number_style)
-    if g.row_numbers:
+    if g.row_names:
         for i, name in enumerate(g.row_names):
             ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, name, ha="right", va="center_baseline", gid="row",
                     **{**number_style, "fontsize": g.names_size})
@@ -443,14 +435,13 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
 
     Introduced in Chapter 1 (the exercise checker's picture).
     """
-    args.mapping("tensors", tensors)
-    for name, t in tensors.items():
+    for name, t in args.mapping("tensors", tensors).items():
         args.tensor(f"tensors[{name!r}]", t)
     mark = args.mapping("mark", mark, optional=True)
     for name, m in mark.items():
         assert name in tensors, f"mark[{name!r}] names no entry of tensors ({', '.join(tensors)})"
-        args.tensor(f"mark[{name!r}]", m, kind="bool")
-        assert m.shape == tensors[name].shape, f"mark[{name!r}] needs the shape of tensors[{name!r}]"
+        assert args.tensor(f"mark[{name!r}]", m, kind="bool").shape == tensors[name].shape, \
+            f"mark[{name!r}] needs the shape of tensors[{name!r}]"
     assert float_format is None or callable(float_format), "float_format: a function float -> str"
     token = _FLOAT_FORMAT.set(float_format or _TWO_DECIMALS)
     try:

@@ -14,17 +14,9 @@ The ONLY module of the package that sets a colour, a font size or a colour map
 - :data:`FONT` -- DejaVu Sans Mono, which ships with matplotlib: monospace, so text widths are
   known exactly (:func:`text_width`), and figure labels are code and numbers, so no CJK font is
   needed.
-- Inks: :data:`INK` (values, titles), :data:`MUTED` (row/column numbers, axis labels, arrows),
-  :data:`EDGE` (cell borders), :data:`MARK` (red: where an answer differs), :data:`PAPER`.
-  :data:`QUIET_FACE` / :data:`QUIET_INK` draw cells that are present but not the point
-  (input cells gather does not read): quiet, yet legible (contrast at least
-  :data:`MIN_QUIET_CONTRAST`).
-- :data:`CATEGORICAL` -- distinct colours (tab10 without its grey); :data:`PALETTE` -- the same
-  mixed half-way with white, so black values stay readable on every one of them.
-- :data:`SEQUENTIAL` -- the colour map for a scale of values (cividis: readable with red-green
-  colour blindness, and in greyscale).
+- Inks, faces and colour maps: each constant below says what it draws. Colour scales read with
+  red-green colour blindness (cividis); :func:`ink_on` picks the ink that reads on a face.
 - :data:`RC` and :func:`styled` -- the matplotlib settings every figure is drawn under.
-- :func:`contrast_ratio`, :func:`ink_on` -- WCAG contrast, and the ink that reads on a face.
 """
 from __future__ import annotations
 
@@ -77,10 +69,10 @@ PICK = "#e66100"  #: orange outline of a picked cell: visible on every colour of
 #: faces of token states (padding, prompt, scored) and of bars
 STATE_FACES = ("#e6e6e6", "#9ecae1", "#fdae6b")
 BAR = STATE_FACES[1]
-FAINT_FACE, FAINT_EDGE = "#f4f4f4", "#aaaaaa"  #: a cell that is cut off (nothing to score)
+FAINT_FACE = "#f4f4f4"  #: a cell that is cut off (nothing to score)
 #: faces of draw_index_shapes' verdicts: light blue, orange, dark purple (apart in lightness too,
 #: so red-green colour-blind readers and greyscale tell them apart; the words say it as well)
-VERDICT_FACES = {"fine": "#9ecae1", "silent": "#fdae6b", "error": "#5e3c99"}
+VERDICT_FACES = {"fine": STATE_FACES[1], "silent": STATE_FACES[2], "error": "#5e3c99"}
 
 
 def lighten(colour: str, amount: float = 0.55) -> tuple[float, float, float]:
