@@ -78,12 +78,9 @@ def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: fl
 
     Introduced in Chapter 2.
     """
-    args.mapping("rows", rows)
     assert args.reals("vmin", [vmin])[0] < 0, "vmin: a negative number (the scale ends at 0)"
     checked = []
-    for label, pair in rows.items():
-        assert isinstance(pair, tuple) and len(pair) == 2, f"rows[{label!r}]: a (text, logp) pair"
-        text, logp = pair
+    for label, (text, logp) in args.mapping("rows", rows).items():  # (text, logp) pairs
         assert args.label(f"rows[{label!r}][0]", text, max_len=48), "a text of one character or more"
         logp = args.tensor(f"rows[{label!r}][1]", logp, ndim=1)
         assert len(logp) == len(text) - 1, f"rows[{label!r}][1]: one log-prob per character after the first"
@@ -171,16 +168,15 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
     for b, row in enumerate(m.tolist()):
         assert row == sorted(row, reverse=not left), \
             f"mask[{b}] = {row} is not {'left' if left else 'right'}-padded: pass left={not left}"
-    pad = style.STATE_FACES[0]
     panels = []
     for b in range(B):
         ids, mk = tokens[b], m[b].tolist()
         counted = [mk[t + 1] == 1 for t in range(L - 1)]
         texts = [list(ids), [str(v) for v in mk], [""] * (L - 1) + ["x"], list(ids[1:]) + [""],
                  [str(v) for v in mk[1:]] + [""]]
-        faces = [[style.PAPER if v else pad for v in mk], [style.PAPER if v else pad for v in mk],
-                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE],
-                 [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE]]
+        faces = [[style.PAPER if v else _GREY for v in mk], [style.PAPER if v else _GREY for v in mk],
+                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE],
+                 [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE]]
         wrong = [[False] * L for _ in range(5)]
         for t in range(L - 1):
             wrong[3][t] = counted[t] and mk[t] == 0  # scored from a padding position
