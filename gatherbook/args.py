@@ -10,7 +10,7 @@ figures (:mod:`gatherbook.figures`) and the kernels (:mod:`gatherbook.logprobs`,
 - :func:`reals` -- a 1-d sequence of real numbers (list, tuple, 1-d tensor or array).
 - :func:`label` -- a text a figure shows: one line that the figure font draws (code and
   numbers, no CJK: captions carry the page's language).
-- :func:`mapping` -- a non-empty mapping (``dict``) with str keys.
+- :func:`mapping` -- a non-empty mapping (``dict``) whose keys are labels.
 
 Each returns its value (converted where the doc says), so a call reads
 ``q = args.tensor("q", q, ndim=2, kind="float")``. Internal contracts are one-line asserts.
@@ -114,7 +114,8 @@ def label(name: str, value: object, *, optional: bool = False, max_len: int = 80
 
 
 def mapping(name: str, value: object, *, optional: bool = False) -> Mapping:
-    """A non-empty mapping with str keys (``None`` gives ``{}`` when ``optional``)."""
+    """A non-empty mapping whose keys are labels (:func:`label`: a figure shows them), ``{}``
+    for ``None`` when ``optional``."""
     if value is None and optional:
         return {}
     if not isinstance(value, Mapping):
@@ -122,6 +123,5 @@ def mapping(name: str, value: object, *, optional: bool = False) -> Mapping:
     if not value and not optional:
         raise ValueError(f"{name} must hold at least one entry, got an empty {type(value).__name__}.")
     for key in value:
-        if not isinstance(key, str):
-            raise TypeError(f"the keys of {name} must be str, got {_got(key)}.")
+        label(f"a key of {name}", key)
     return value

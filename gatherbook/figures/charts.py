@@ -40,8 +40,8 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
     Introduced in Chapter 2.
     """
     fmt = text.format if isinstance(text, str) else text
-    values = {args.label("a key of values", k): args.reals(f"values[{k!r}]", [v])[0]
-              for k, v in args.mapping("values", values).items()}
+    values = {k: args.reals(f"values[{k!r}]", [v])[0] for k, v in args.mapping("values", values).items()}
+    args.label("xlabel", xlabel)
     labels, v = list(values), np.array(list(values.values()), dtype=float)
     assert not log or (v > 0).all() and (reference is None or reference > 0), "a log axis needs values > 0"
     fig = plt.figure(figsize=(style.CHART_WIDTH, _ROW * len(v) + 0.75 + (0.3 if title else 0.0)))
@@ -93,7 +93,9 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
     Introduced in Chapter 2.
     """
     xs = args.reals("x", x)
-    curves = {args.label("a key of ys", k): args.reals(f"ys[{k!r}]", v) for k, v in args.mapping("ys", ys).items()}
+    curves = {k: args.reals(f"ys[{k!r}]", v) for k, v in args.mapping("ys", ys).items()}
+    args.label("xlabel", xlabel)
+    args.label("ylabel", ylabel, optional=True)
     for k, v in curves.items():
         assert len(v) == len(xs), f"ys[{k!r}] has {len(v)} values for {len(xs)} x positions"
     n = len(curves) if stacked else 1
@@ -136,9 +138,8 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
     mb = {k: float(v) / 1e6 for k, v in args.mapping("peaks", peaks).items()}
     assert min(mb.values()) >= 0, "peaks: bytes >= 0"
     ref = None if reference is None else args.reals("reference", [reference])[0] / 1e6
-    return bars(mb, text="{:.0f} MB", xlabel=args.label("xlabel", xlabel), reference=ref,
-                reference_label=None if ref is None else f"{reference_label} = {ref:.0f} MB",
-                title=args.label("title", title, optional=True))
+    return bars(mb, text="{:.0f} MB", xlabel=xlabel, reference=ref, title=title,
+                reference_label=None if ref is None else f"{reference_label} = {ref:.0f} MB")
 
 
 def _ratio(v: float) -> str:
@@ -149,13 +150,12 @@ def _ratio(v: float) -> str:
 def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
     """Bars of positive ratios (label -> number) on a log axis with a dashed line at
     ``reference``: blue at or below it, orange above (a pair red-green colour-blind readers tell
-    apart); each bar is labelled with its value (``0.31x``, ``1585x``).
+    apart); each bar is labelled with its value (``0.31x``, ``1585x``). :func:`bars` checks them.
 
     Introduced in Chapter 6.
     """
-    assert all(math.isfinite(v) and v > 0 for v in args.mapping("ratios", ratios).values()), "ratios: > 0"
-    return bars(ratios, text=_ratio, xlabel=args.label("xlabel", xlabel), log=True,
-                reference=reference, high=style.CATEGORICAL[1])
+    return bars(ratios, text=_ratio, xlabel=xlabel, log=True, reference=reference,
+                high=style.CATEGORICAL[1])
 
 
 def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xlabel: str,
@@ -165,8 +165,7 @@ def draw_errors(x: Sequence[float], errors: Mapping[str, Sequence[float]], *, xl
 
     Introduced in Chapter 2.
     """
-    return lines(x, errors, xlabel=args.label("xlabel", xlabel), ylabel=args.label("ylabel", ylabel),
-                 log=True, title=args.label("title", title, optional=True))
+    return lines(x, errors, xlabel=xlabel, ylabel=ylabel, log=True, title=title)
 
 
 def draw_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], *, xlabel: str = "step",
@@ -178,5 +177,4 @@ def draw_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], *, xl
     """
     assert 1 <= len(args.mapping("curves", curves)) <= 4, "curves: 1 to 4 entries"
     ys = {k: [float(v) for v in (vs.tolist() if hasattr(vs, "tolist") else vs)] for k, vs in curves.items()}
-    return lines(x, ys, xlabel=args.label("xlabel", xlabel), stacked=True,
-                 title=args.label("title", title, optional=True))
+    return lines(x, ys, xlabel=xlabel, stacked=True, title=title)

@@ -109,13 +109,10 @@ def _explain(explain: object, index: torch.Tensor, dim: int,
     note ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the replaced coordinate on the
     index cell's colour."""
     shape = _shape(index)
-    if not isinstance(explain, (tuple, list)) or len(explain) != len(shape) or not shape:
-        raise ValueError(f"explain must be a position of index, a tuple of {len(shape)} int(s) such as "
-                         f"{(0,) * len(shape)} (index has shape {shape}), got {explain!r}.")
+    assert isinstance(explain, (tuple, list)) and len(explain) == len(shape) > 0, \
+        f"explain: a position of index, a tuple of {len(shape)} int(s) such as {(0,) * len(shape)}"
     pos = tuple(args.integer(f"explain[{k}]", v) for k, v in enumerate(explain))
-    if not all(0 <= p < n for p, n in zip(pos, shape)):
-        raise ValueError(f"explain={pos} lies outside index, of shape {shape}: "
-                         f"explain[k] must be in 0 .. index.size(k) - 1.")
+    assert all(0 <= p < n for p, n in zip(pos, shape)), f"explain={pos} lies outside index, of shape {shape}"
     read = list(pos)
     read[dim] = int(index[pos])
     face = style.PALETTE[int(index_ids[pos]) % len(style.PALETTE)]
@@ -166,7 +163,6 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     Introduced in Chapter 1.
     """
     input, d, index = _check_gather(input, dim, index)
-    args.label("title", title, optional=True)
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)
     if i_cpu.numel():
@@ -187,16 +183,10 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
                                          ("input", "index", f"out = input.gather({dim}, index)"),
                                          (input_ids, index_ids, index_ids), marks)
     ]
-    arrow_on = panels[0]
-    if input.ndim == 3:
-        arrow_on.arrow = "slices" if d == 0 else ("v" if d == 1 else "h")
-    elif input.ndim == 2:
-        arrow_on.arrow = "v" if d == 0 else "h"
-    else:  # 0-d and 1-d: one row of cells
-        arrow_on.arrow = "h"
-    arrow_on.arrow_label = f"dim={dim}"
-    if input.numel() == 0:
-        arrow_on.arrow = None
+    # the dim arrow on input, by input.ndim and dim: across the slices, down the rows, or along
+    # the cells of a row (0-d and 1-d: one row of cells); none on an empty input
+    arrows = {3: ("slices", "v", "h"), 2: ("v", "h")}.get(input.ndim, ("h",))
+    panels[0].arrow, panels[0].arrow_label = arrows[d] if input.numel() else None, f"dim={dim}"
     if input.ndim == 2:
         return render([panels], title, note=note)
     return render([[p] for p in panels], title, same_slots=input.ndim == 3, note=note)
@@ -238,22 +228,17 @@ def draw_index_shapes(input_shape: tuple[int, ...] = (3, 4), dim: int = 1, *,
 
     Introduced in Chapter 1.
     """
-    if not isinstance(input_shape, tuple) or not 1 <= len(input_shape) <= 3:
-        raise ValueError(f"input_shape must be a tuple of 1 to 3 sizes, such as (3, 4), got {input_shape!r}.")
+    assert isinstance(input_shape, tuple) and 1 <= len(input_shape) <= 3, "input_shape: 1 to 3 sizes"
     xshape = tuple(args.integer(f"input_shape[{k}]", n, least=1) for k, n in enumerate(input_shape))
     assert max(xshape) <= 8, f"input_shape {xshape}: sizes of at most 8 make a readable table"
     d = args.integer("dim", dim)
-    if not -len(xshape) <= d < len(xshape):
-        raise ValueError(f"dim={d} is out of range for input_shape {xshape}: dim must be in "
-                         f"{-len(xshape)} .. {len(xshape) - 1}.")
+    assert -len(xshape) <= d < len(xshape), f"dim={d} is out of range for input_shape {xshape}"
     d %= len(xshape)
     shapes = _default_shapes(xshape, d) if shapes is None else shapes
-    if not isinstance(shapes, (list, tuple)) or not 1 <= len(shapes) <= 10:
-        raise ValueError(f"shapes must be a list of 1 to 10 index shapes, such as [(3, 1), (1, 4)], got {shapes!r}.")
+    assert isinstance(shapes, (list, tuple)) and 1 <= len(shapes) <= 10, "shapes: 1 to 10 shapes"
     for k, s in enumerate(shapes):
-        if not isinstance(s, tuple) or not all(isinstance(n, int) and 0 <= n <= 16 for n in s):
-            raise ValueError(f"shapes[{k}] must be a tuple of sizes 0 to 16, such as (3, 1), got {s!r}.")
-    args.label("title", title, optional=True)
+        assert isinstance(s, tuple) and all(isinstance(n, int) and 0 <= n <= 16 for n in s), \
+            f"shapes[{k}]: a tuple of sizes 0 to 16, such as (3, 1)"
     x = torch.arange(math.prod(xshape)).reshape(xshape)
     rows, faces = [], []
     for s in shapes:

@@ -9,10 +9,6 @@ Layout of one tensor: a 0-d tensor is one cell, a 1-d tensor one row of cells, a
 grid with row numbers on the left and column numbers on top, and a 3-d tensor a row of 2-d
 slices labelled ``name[0]``, ``name[1]`` ... Pictures are for small tensors: at most
 :data:`MAX_SLICES` slices, :data:`MAX_ROWS` rows and :data:`MAX_COLS` columns.
-
-Labels are code identifiers and numbers only, so one figure serves both editions of the book;
-the caption (in the page's language) lives in the notebook cell's metadata. A figure ends the
-cell with ``;`` so Jupyter shows the picture once and no repr.
 """
 from __future__ import annotations
 
@@ -65,25 +61,31 @@ def _shape(t: torch.Tensor) -> tuple[int, ...]:
 
 
 # --- what a picture shows ----------------------------------------------------------------------
-def _two_decimals(v: float) -> str:
-    return f"{v:.2f}"
-
-
+_TWO_DECIMALS = "{:.2f}".format
 #: how a float cell is written; draw_tensors(float_format=...) sets it for one drawing
 _FLOAT_FORMAT: contextvars.ContextVar[Callable[[float], str]] = contextvars.ContextVar(
-    "float_format", default=_two_decimals)
+    "float_format", default=_TWO_DECIMALS)
 
 
 def _cell_texts(t: torch.Tensor) -> np.ndarray:
     """The text of every cell, an object array of ``t``'s shape: floats with 2 decimals (or as
-    ``draw_tensors(float_format=...)`` says)."""
+    ``draw_tensors(float_format=...)`` says), bools as True/False, integers as they are."""
     t = t.detach().cpu()
-    if t.is_floating_point() or t.is_complex():
-        fmt = _FLOAT_FORMAT.get()
-    else:
-        fmt = str  # bool -> True/False, integers as they are
-    texts = [fmt(v) for v in t.reshape(-1).tolist()]
-    return np.array(texts, dtype=object).reshape(_shape(t))
+    fmt = _FLOAT_FORMAT.get() if t.is_floating_point() or t.is_complex() else str
+    return cell_array([fmt(v) for v in t.reshape(-1).tolist()], _shape(t))
+
+
+def cell_array(values, shape: tuple[int, ...]) -> np.ndarray:
+    """An object array of ``shape`` holding ``values`` (a flat list) as they are: a colour stays
+    one cell, not a row of numbers."""
+    a = np.empty(len(values), dtype=object)
+    a[:] = values
+    return a.reshape(shape)
+
+
+def _gids(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The gid of every cell, ``name[1,0]``, so tests can find it."""
+    return cell_array([f"{name}[{','.join(map(str, pos))}]" for pos in np.ndindex(*shape)], shape)
 
 
 @dataclass
@@ -95,9 +97,10 @@ class Grid:
     mark: np.ndarray | None  # (rows, cols) bool: cells to outline in red
     gids: np.ndarray  # (rows, cols) str: "index[1,0]", so tests can find a cell
     label: str | None  # "input[0]" for a slice of a 3-d tensor
-    row_numbers: bool | tuple[str, ...]  # numbers 0, 1, 2 ... left of the rows, or these names
+    row_names: tuple[str, ...]  # left of the rows: their numbers 0, 1, 2 ..., names, or none
     col_numbers: bool
     cell_w: float
+    names_size: float = style.FS_NUMBER  # row numbers are numbers; row names are labels
     empty: bool = False  # the tensor has no elements: drawn as one dashed "empty" cell
     tagged: bool = False  # linked cells also carry their link number (more links than colours)
     faces: np.ndarray | None = None  # (rows, cols) colours that replace the ids' faces
@@ -114,19 +117,9 @@ class Grid:
 
     @property
     def numbers_w(self) -> float:  # room for the row numbers left of the grid
-        if not self.row_numbers:
+        if not self.row_names:
             return 0.0
         return max(style.text_width(n, self.names_size) for n in self.row_names) + _NUMBER_PAD + 0.04
-
-    @property
-    def names_size(self) -> float:  # row names are labels, row numbers are numbers
-        return style.FS_LABEL if isinstance(self.row_numbers, tuple) else style.FS_NUMBER
-
-    @property
-    def row_names(self) -> list[str]:
-        if isinstance(self.row_numbers, tuple):
-            return list(self.row_numbers)
-        return [str(i) for i in range(self.texts.shape[0])]
 
     @property
     def head(self) -> float:  # room above the grid (column numbers, slice label)
@@ -183,29 +176,28 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     cell_w = max(_CELL_W_MIN, max(style.text_width(s, style.FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
     if t.numel() == 0:
         empty = Grid(texts, np.array([[PLAIN]]), None, np.array([[f"{name}[]"]]), label=None,
-                      row_numbers=False, col_numbers=False, cell_w=cell_w, empty=True)
+                      row_names=(), col_numbers=False, cell_w=cell_w, empty=True)
         return Panel(title, [empty])
     ids = np.full(shape, PLAIN) if ids is None else ids
     if isinstance(mark, torch.Tensor):
         mark = mark.detach().cpu().numpy()
     marks = None if mark is None else _as_slices(np.asarray(mark, dtype=bool))
     all_faces = None if faces is None else _as_slices(np.asarray(faces, dtype=object))
-    positions = np.empty(shape, dtype=object)
-    for pos in np.ndindex(*shape):
-        positions[pos] = f"{name}[{','.join(map(str, pos))}]"
+    numbered = t.ndim >= 2 if numbers is None else numbers
     grids = []
-    for k, (s_texts, s_ids, s_gids) in enumerate(zip(_as_slices(texts), _as_slices(ids), _as_slices(positions))):
+    for k, (s_texts, s_ids, s_gids) in enumerate(zip(_as_slices(texts), _as_slices(ids),
+                                                      _as_slices(_gids(name, shape)))):
         grids.append(Grid(
             texts=s_texts, ids=s_ids, mark=None if marks is None else marks[k], gids=s_gids,
-            label=f"{name}[{k}]" if t.ndim == 3 else None,
-            row_numbers=t.ndim >= 2 if numbers is None else numbers, col_numbers=t.ndim >= 1,
+            label=f"{name}[{k}]" if t.ndim == 3 else None, col_numbers=t.ndim >= 1,
+            row_names=tuple(map(str, range(s_texts.shape[0]))) if numbered else (),
             cell_w=cell_w, tagged=tagged, faces=None if all_faces is None else all_faces[k],
             mark_color=mark_color, cell_h=cell_h,
         ))
     return Panel(title, grids)
 
 
-def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] | bool = False,
+def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] = (),
                col_numbers: bool = True, mark=None, mark_color: str = style.MARK,
                cell_w: float | None = None) -> Panel:
     """Cells that hold given texts (a 2-d list) on given faces (colours, same shape), one grid.
@@ -214,14 +206,12 @@ def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str
     be named (``row_names``) instead of numbered; ``cell_w`` defaults to the widest text's room.
     """
     texts = np.array(texts, dtype=object)
-    face_array = np.empty(texts.shape, dtype=object)  # colours may be RGB tuples: fill cell by cell
-    for i, j in np.ndindex(*texts.shape):
-        face_array[i, j] = faces[i][j]
+    face_array = cell_array([f for row in faces for f in row], texts.shape)  # colours may be RGB tuples
     widest = max(style.text_width(str(t), style.FS_VALUE) for t in texts.reshape(-1)) + _CELL_PAD
-    gids = np.array([[f"{name}[{i},{j}]" for j in range(texts.shape[1])] for i in range(texts.shape[0])])
-    grid = Grid(texts, np.full(texts.shape, PLAIN), None if mark is None else np.asarray(mark, dtype=bool), gids,
-                label=None, row_numbers=row_names, col_numbers=col_numbers,
-                cell_w=cell_w or max(_CELL_W_MIN, widest), faces=face_array, mark_color=mark_color)
+    grid = Grid(texts, np.full(texts.shape, PLAIN), None if mark is None else np.asarray(mark, dtype=bool),
+                _gids(name, texts.shape), label=None, row_names=row_names, col_numbers=col_numbers,
+                cell_w=cell_w or max(_CELL_W_MIN, widest), faces=face_array, mark_color=mark_color,
+                names_size=style.FS_LABEL)
     return Panel(title, [grid])
 
 
@@ -231,11 +221,9 @@ def shape_title(label: str, t: torch.Tensor) -> str:
 
 # --- drawing -----------------------------------------------------------------------------------
 def _face_and_text(colour_id: int) -> tuple[object, str]:
-    if colour_id == PLAIN:
-        return style.PAPER, style.INK
-    if colour_id == QUIET:
-        return style.QUIET_FACE, style.QUIET_INK
-    return style.PALETTE[colour_id % len(style.PALETTE)], style.INK
+    """The face and the ink of a cell of colour id ``colour_id``."""
+    plain = {PLAIN: (style.PAPER, style.INK), QUIET: (style.QUIET_FACE, style.QUIET_INK)}
+    return plain.get(colour_id) or (style.PALETTE[colour_id % len(style.PALETTE)], style.INK)
 
 
 def _draw_grid(ax, g: Grid) -> None:
@@ -252,7 +240,7 @@ def _draw_grid(ax, g: Grid) -> None:
     if g.col_numbers:
         for j in range(cols):
             ax.text(j + 0.5, -_NUMBER_PAD / g.cell_h, str(j), ha="center", va="bottom", gid="col", **number_style)
-    if g.row_numbers:
+    if g.row_names:
         for i, name in enumerate(g.row_names):
             ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, name, ha="right", va="center_baseline", gid="row",
                     **{**number_style, "fontsize": g.names_size})
@@ -282,7 +270,7 @@ def _draw_grid(ax, g: Grid) -> None:
                 ax.add_artist(outline)
 
 
-class _Canvas:
+class Canvas:
     """A new pyplot figure of ``width`` x ``height`` inches, addressed in inches from its top-left.
 
     Everything is placed in figure fractions (not in inches via ``dpi_scale_trans``), so that
@@ -385,7 +373,7 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
     fig_w = max(width, MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + MARGIN
     fig_h = y - _ROW_GAP + MARGIN + (_ROW_GAP if note else 0.0)
     # whole pixels at 100 dpi, so Jupyter's "<Figure size 852x228 ...>" is a tidy, stable text
-    canvas = _Canvas(math.ceil(fig_w * 100) / 100, math.ceil(fig_h * 100) / 100)
+    canvas = Canvas(math.ceil(fig_w * 100) / 100, math.ceil(fig_h * 100) / 100)
 
     if title:
         canvas.text(MARGIN, MARGIN, title, size=style.FS_FIGTITLE, weight="bold", ha="left", va="top")
@@ -447,18 +435,15 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
 
     Introduced in Chapter 1 (the exercise checker's picture).
     """
-    args.mapping("tensors", tensors)
-    for name, t in tensors.items():
-        args.label("a key of tensors", name)
+    for name, t in args.mapping("tensors", tensors).items():
         args.tensor(f"tensors[{name!r}]", t)
     mark = args.mapping("mark", mark, optional=True)
     for name, m in mark.items():
         assert name in tensors, f"mark[{name!r}] names no entry of tensors ({', '.join(tensors)})"
-        args.tensor(f"mark[{name!r}]", m, kind="bool")
-        assert m.shape == tensors[name].shape, f"mark[{name!r}] needs the shape of tensors[{name!r}]"
-    args.label("title", title, optional=True)
+        assert args.tensor(f"mark[{name!r}]", m, kind="bool").shape == tensors[name].shape, \
+            f"mark[{name!r}] needs the shape of tensors[{name!r}]"
     assert float_format is None or callable(float_format), "float_format: a function float -> str"
-    token = _FLOAT_FORMAT.set(float_format or _two_decimals)
+    token = _FLOAT_FORMAT.set(float_format or _TWO_DECIMALS)
     try:
         panels = [panel(name, t, shape_title(name, t), mark=mark.get(name)) for name, t in tensors.items()]
     finally:

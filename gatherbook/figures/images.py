@@ -1,15 +1,10 @@
-"""Pictures of image patches for the vision chapter, drawn from the real tensors.
-
-- :func:`draw_patches` -- one or more images, each put back together from its patches
-  ``(N, D)``, stacked vertically; patches can be greyed out (dropped) and numbered.
-- :func:`draw_patch_rows` -- sequences of patches ``(K, D)`` laid out in their order (the order
-  of the tensor, not of the image), each tile numbered, e.g. with the patch number it came from.
-- :func:`draw_images` -- images ``(H, W)`` or ``(H, W, 3)`` one under the other, each titled
-  with its name and shape; optionally a patch grid drawn over them.
+"""Pictures of image patches for the vision chapters, drawn from the real tensors: images put
+back together from their patches (:func:`draw_patches`), patches in a tensor's order
+(:func:`draw_patch_rows`) and whole images (:func:`draw_images`), all laid out by one
+:func:`_layout`, stacked so that the figure reads at phone width.
 
 Patches use the layout of :func:`gatherbook.vision.patchify` (MAE's): ``D = P * P * C``,
-ordered (row, column, channel). Labels are code identifiers and numbers only; captions live in
-the notebook. Panels are stacked vertically so the figure reads at phone width.
+ordered (row, column, channel).
 """
 from __future__ import annotations
 
@@ -17,14 +12,13 @@ import math
 from collections.abc import Mapping
 
 import matplotlib.patheffects as pe
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.style import FS_FIGTITLE, FS_LABEL, FS_TITLE, GREYS, INK, PAPER, styled
+from gatherbook.figures.grid import Canvas
 from gatherbook.vision import unpatchify
 
 __all__ = ["draw_patches", "draw_patch_rows", "draw_images"]
@@ -49,6 +43,11 @@ def _to_rgb(img: torch.Tensor) -> np.ndarray:
     return img.clamp(0, 1).permute(1, 2, 0).numpy()
 
 
+def _tile_label(row: int, col: int, size: int, step: int, text: object) -> tuple[float, float, str]:
+    """``text`` at the centre of the ``size`` x ``size`` tile (row, col) of tiles ``step`` pixels apart."""
+    return row * step + (size - 1) / 2, col * step + (size - 1) / 2, str(text)
+
+
 def _layout(items: list[tuple[str, np.ndarray, list[tuple[int, int, str]], int | None]], *, per_row: int,
             width: float, title: str | None) -> Figure:
     """The one layout of images: ``per_row`` to a line, each ``width`` inches wide and titled.
@@ -61,32 +60,31 @@ def _layout(items: list[tuple[str, np.ndarray, list[tuple[int, int, str]], int |
     line_h = [max(width * a.shape[0] / a.shape[1] for _, a, _, _ in line) for line in lines]
     H = math.ceil((2 * _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in line_h)
                    + _GAP * (len(lines) - 1)) * 100) / 100
-    W = math.ceil((per_row * width + _GAP * (per_row - 1) + 2 * _MARGIN) * 100) / 100
-    fig = plt.figure(figsize=(W, H), facecolor=PAPER)
+    canvas = Canvas(math.ceil((per_row * width + _GAP * (per_row - 1) + 2 * _MARGIN) * 100) / 100, H)
     top = _MARGIN
     if title:
-        fig.text(_MARGIN / W, 1 - top / H, title, fontsize=FS_FIGTITLE, weight="bold", va="top")
+        canvas.text(_MARGIN, top, title, size=style.FS_FIGTITLE, weight="bold", va="top")
         top += 0.40
     for line, lh in zip(lines, line_h):
         for k, (name, a, labels, patch) in enumerate(line):
             x, h = _MARGIN + k * (width + _GAP), width * a.shape[0] / a.shape[1]
-            ax = fig.add_axes((x / W, 1 - (top + _TITLE_H + h) / H, width / W, h / H))
-            ax.imshow(a, cmap=GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
+            ax = canvas.axes(x, top + _TITLE_H, width, h)
+            ax.imshow(a, cmap=style.GREYS if a.ndim == 2 else None, vmin=0, vmax=1, interpolation="nearest")
             ax.set_axis_off()
             ax.set_gid(f"image:{name}")
-            ax.set_title(name, fontsize=FS_TITLE, color=INK)
+            ax.set_title(name, fontsize=style.FS_TITLE, color=style.INK)
             for y in range(patch, a.shape[0], patch) if patch else ():
-                ax.axhline(y - 0.5, color=PAPER, linewidth=0.6)
+                ax.axhline(y - 0.5, color=style.PAPER, linewidth=0.6)
             for xx in range(patch, a.shape[1], patch) if patch else ():
-                ax.axvline(xx - 0.5, color=PAPER, linewidth=0.6)
+                ax.axvline(xx - 0.5, color=style.PAPER, linewidth=0.6)
             for r, c, text in labels:
-                ax.text(c, r, text, ha="center", va="center", fontsize=FS_LABEL, color=PAPER, fontweight="bold",
-                        path_effects=[pe.withStroke(linewidth=2.2, foreground=INK)])
+                ax.text(c, r, text, ha="center", va="center", fontsize=style.FS_LABEL, color=style.PAPER, fontweight="bold",
+                        path_effects=[pe.withStroke(linewidth=2.2, foreground=style.INK)])
         top += _TITLE_H + lh + _GAP
-    return fig
+    return canvas.fig
 
 
-@styled
+@style.styled
 def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
                  keep: Mapping[str, torch.Tensor] | None = None,
                  labels: Mapping[str, torch.Tensor] | None = None,
@@ -109,33 +107,25 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
     """
     assert channels in (1, 3), "channels: 1 or 3"
     rows, cols = (args.integer(f"grid[{i}]", g, least=1) for i, g in enumerate(grid))
-    args.mapping("panels", panels)
     keep, labels = args.mapping("keep", keep, optional=True), args.mapping("labels", labels, optional=True)
-    assert set(keep) | set(labels) <= set(panels), "keep and labels name panels of panels"
-    args.label("title", title, optional=True)
-    images, texts = [], []
+    assert set(keep) | set(labels) <= set(args.mapping("panels", panels)), "keep and labels name panels"
+    items = []
     for name, t in panels.items():
-        args.label("a key of panels", name)
         p = args.tensor(f"panels[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
         assert p.shape[0] == rows * cols, f"panels[{name!r}]: N={p.shape[0]}, grid {grid} holds {rows * cols}"
         if name in keep:
             kept = torch.zeros(p.shape[0], dtype=torch.bool)
             kept[args.tensor(f"keep[{name!r}]", keep[name], ndim=1, kind="int").cpu()] = True
             p = torch.where(kept.unsqueeze(-1), p, _greyed(p, channels))
-        images.append(_to_rgb(unpatchify(p.unsqueeze(0), (rows, cols), channels)[0]))
-        ids = labels.get(name)
-        if ids is not None:
-            ids = args.tensor(f"labels[{name!r}]", ids, ndim=1, kind="int").cpu()
-            assert not ids.numel() or 0 <= int(ids.min()) <= int(ids.max()) < p.shape[0], "labels: patch numbers"
-        texts.append(ids)
-    P = images[0].shape[0] // rows
-    items = [(name, img, [] if ids is None else [((n // cols) * P + (P - 1) / 2, (n % cols) * P + (P - 1) / 2, str(k))
-                                                 for k, n in enumerate(ids.tolist())], P)
-             for name, img, ids in zip(panels, images, texts)]
-    return _layout(items, per_row=1, width=_WIDTH if len(images) == 1 else _WIDTH - 0.4, title=title)
+        image = _to_rgb(unpatchify(p.unsqueeze(0), (rows, cols), channels)[0])
+        ids = args.tensor(f"labels[{name!r}]", labels.get(name, torch.zeros(0, dtype=torch.long)), ndim=1, kind="int")
+        assert not ids.numel() or 0 <= ids.min() <= ids.max() < p.shape[0], "labels: patch numbers"
+        P = image.shape[0] // rows
+        items.append((name, image, [_tile_label(*divmod(n, cols), P, P, k) for k, n in enumerate(ids.tolist())], P))
+    return _layout(items, per_row=1, width=_WIDTH if len(items) == 1 else _WIDTH - 0.4, title=title)
 
 
-@styled
+@style.styled
 def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch.Tensor] | None = None,
                     per_row: int = 8, channels: int = 3, title: str | None = None) -> Figure:
     """Draw sequences of patches in their order, one block per entry, stacked vertically.
@@ -152,42 +142,32 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     """
     assert channels in (1, 3), "channels: 1 or 3"
     per_row = args.integer("per_row", per_row, least=1)
-    args.mapping("rows", rows)
     ids = args.mapping("ids", ids, optional=True)
-    assert set(ids) <= set(rows), "ids names entries of rows"
-    args.label("title", title, optional=True)
-    seqs, tags, D = [], [], None
-    for name, t in rows.items():
-        args.label("a key of rows", name)
-        p = args.tensor(f"rows[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
-        assert math.isqrt(p.shape[1] // channels) ** 2 * channels == p.shape[1], f"rows[{name!r}]: D = P * P * C"
-        assert D is None or p.shape[1] == D, f"rows[{name!r}]: D={p.shape[1]}, the first entry's is {D}"
-        D = p.shape[1]
-        K = p.shape[0]
-        assert K > 0, f"rows[{name!r}] has no patches"
-        tag = torch.arange(K) if name not in ids else args.tensor(f"ids[{name!r}]", ids[name], ndim=1, kind="int")
-        assert len(tag) == K, f"ids[{name!r}] needs {K} entries"
-        seqs.append(p)
-        tags.append(tag.tolist())
+    seqs = {name: args.tensor(f"rows[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
+            for name, t in args.mapping("rows", rows).items()}
+    assert set(ids) <= set(seqs), "ids names entries of rows"
+    D = next(iter(seqs.values())).shape[1]
     P = math.isqrt(D // channels)
+    assert P * P * channels == D and all(p.shape[1] == D and len(p) for p in seqs.values()), \
+        f"rows: (K, D) patches, K >= 1 and one D = P * P * channels for all (the first has D = {D})"
     gap = max(1, P // 6)
-    lines = [math.ceil(p.shape[0] / per_row) for p in seqs]
-    cols = min(per_row, max(p.shape[0] for p in seqs))
-    step = P + gap
+    step, cols = P + gap, min(per_row, max(len(p) for p in seqs.values()))
     items = []
-    for name, p, tag, n in zip(rows, seqs, tags, lines):
-        canvas = np.ones((n * step - gap, cols * step - gap, 3))
+    for name, p in seqs.items():
+        tags = args.tensor(f"ids[{name!r}]", ids[name], ndim=1, kind="int") if name in ids else torch.arange(len(p))
+        assert len(tags) == len(p), f"ids[{name!r}] needs {len(p)} entries"
+        canvas = np.ones((math.ceil(len(p) / per_row) * step - gap, cols * step - gap, 3))
         labels = []
-        for k in range(p.shape[0]):
+        for k, tag in enumerate(tags.tolist()):
             r, c = divmod(k, per_row)
-            canvas[r * step:r * step + P, c * step:c * step + P] = _to_rgb(
-                unpatchify(p[k].reshape(1, 1, D), (1, 1), channels)[0])
-            labels.append((r * step + (P - 1) / 2, c * step + (P - 1) / 2, str(tag[k])))
-        items.append((f"{name}  ({p.shape[0]}, {D})", canvas, labels, None))
+            tile = unpatchify(p[k].reshape(1, 1, D), (1, 1), channels)[0]
+            canvas[r * step:r * step + P, c * step:c * step + P] = _to_rgb(tile)
+            labels.append(_tile_label(r, c, P, step, tag))
+        items.append((f"{name}  ({len(p)}, {D})", canvas, labels, None))
     return _layout(items, per_row=1, width=_WIDTH, title=title)
 
 
-@styled
+@style.styled
 def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
                 width: float = 3.3, title: str | None = None) -> Figure:
     """Draw images side by side (two to a row), each titled with its name and shape.
@@ -201,18 +181,16 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
 
     Introduced in Chapter 5.
     """
-    args.mapping("images", images)
     arrays = {}
-    for name, t in images.items():
+    for name, t in args.mapping("images", images).items():
         t = args.tensor(f"images[{name!r}]", t, ndim=(2, 3), kind="float")
         assert t.ndim == 2 or t.shape[-1] == 3, f"images[{name!r}]: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
-        arrays[args.label("a key of images", name)] = np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
+        arrays[name] = np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)
     if patch is not None:
         patch = args.integer("patch", patch, least=1)
         for name, a in arrays.items():
             assert not (a.shape[0] % patch or a.shape[1] % patch), f"patch={patch} must divide {name}'s H, W"
     assert 1.0 <= width <= style.MAX_WIDTH - 2 * _MARGIN, f"width: 1 to {style.MAX_WIDTH - 2 * _MARGIN} inches"
-    args.label("title", title, optional=True)
     per_row = min(len(arrays), 2)  # side by side, so the images are compared on one screen
     width = min(width, (style.MAX_WIDTH - 2 * _MARGIN - _GAP * (per_row - 1)) / per_row)
     return _layout([(f"{name}  {a.shape}", a, [], patch) for name, a in arrays.items()], per_row=per_row,

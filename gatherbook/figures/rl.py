@@ -1,15 +1,7 @@
-"""Pictures for the chapter on action values and policies (reinforcement learning).
-
-- :func:`draw_q_picks` -- Q-tables ``(B, A)`` (the kit's grid renderer), one cell per row outlined:
-  the action whose value is read (taken actions, a ``max``, or another network's ``argmax``),
-  and beside it ``out``, the values read.
-- :func:`draw_grid_policy` -- a grid world with the greedy action of every cell drawn as an arrow
-  and each cell coloured by its state value ``max_a Q(s, a)``.
-
-Training curves are :func:`gatherbook.figures.charts.draw_curves`.
-Labels are code identifiers, numbers and ASCII only (one figure serves both editions of the
-book); colour scales are cividis (style.SEQUENTIAL readable by red-green colour-blind readers). A figure ends its
-notebook cell with ``;`` so that Jupyter shows the picture and no repr.
+"""Pictures for the chapter on action values and policies (reinforcement learning):
+:func:`draw_q_picks` (the kit's grid renderer) and :func:`draw_grid_policy`, a grid world of
+arrows on the colour-blind-safe :data:`~gatherbook.figures.style.SEQUENTIAL` scale. Training
+curves are :func:`gatherbook.figures.charts.draw_curves`.
 """
 from __future__ import annotations
 
@@ -22,19 +14,19 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import panel, render
-from gatherbook.figures.style import styled
+from gatherbook.figures.grid import cell_array, panel, render
 
 __all__ = ["draw_q_picks", "draw_grid_policy", "ARROWS"]
 
 #: FrozenLake / CliffWalking action numbers -> arrow direction (dx, dy), y pointing down.
 ARROWS = {0: (-1, 0), 1: (0, 1), 2: (1, 0), 3: (0, -1)}
+#: the cells of a grid world that end an episode: letter -> (face, edge, ink)
+_ENDS = {"H": (style.HOLE, style.PAPER, style.PAPER), "G": (style.PAPER, style.INK, style.INK)}
 
 
-@styled
+@style.styled
 def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
                  title: str | None = None) -> Figure:
     """Q-tables stacked vertically, with one picked cell per row outlined.
@@ -48,27 +40,19 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     """
     args.mapping("panels", panels)
     assert len(panels) <= 4, "panels: at most 4"
-    args.label("title", title, optional=True)
     checked = []
     for label, (q, picks) in panels.items():
-        args.label("a key of panels", label)
         q = args.tensor(f"panels[{label!r}][0]", q, ndim=2, kind="float").detach().cpu().double()
         picks = args.tensor(f"panels[{label!r}][1]", picks, ndim=1, kind="int").detach().cpu().long()
-        B, A = q.shape
-        assert 1 <= B <= 8 and 1 <= A <= 8, f"panels[{label!r}]: q of at most (8, 8)"
-        assert picks.shape == (B,) and 0 <= int(picks.min()) <= int(picks.max()) < A, \
+        B, A = q.shape  # panel() refuses a q too big to draw
+        assert picks.shape == (B,) and 0 <= picks.min() <= picks.max() < A, \
             f"panels[{label!r}]: picks of shape ({B},), columns in [0, {A})"
         checked.append((label, q, picks))
-    lo = min(float(q.min()) for _, q, _ in checked)
-    hi = max(float(q.max()) for _, q, _ in checked)
-    norm = plt.Normalize(lo, hi if hi > lo else lo + 1)
-    cmap = plt.get_cmap(style.SEQUENTIAL)
+    shade = style.shades(min(float(q.min()) for _, q, _ in checked), max(float(q.max()) for _, q, _ in checked))
     rows = []
     cell_h = 0.34 if len(checked) < 3 else 0.28  # three panels share one desktop screen
     for label, q, picks in checked:
-        faces = np.empty(tuple(q.shape), dtype=object)
-        for pos in np.ndindex(*faces.shape):
-            faces[pos] = cmap(norm(float(q[pos])))
+        faces = cell_array([shade(v) for v in q.reshape(-1).tolist()], tuple(q.shape))
         picked = torch.zeros(q.shape, dtype=torch.bool)
         picked[torch.arange(len(picks)), picks] = True
         out = q.gather(1, picks.unsqueeze(1))
@@ -78,7 +62,7 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     return render(rows, title)
 
 
-@styled
+@style.styled
 def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor, *,
                      path: Sequence[int] | None = None, title: str | None = None) -> Figure:
     """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrow.
@@ -97,16 +81,13 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
         and all(len(c) == 1 for r in rows for c in r), "desc: a rectangle of one-letter codes, at most 12 x 12"
     qn = args.tensor("q", q, ndim=2, kind="float").detach().cpu().double().numpy()
     assert qn.shape == (n_rows * n_cols, 4), f"q: shape ({n_rows * n_cols}, 4), one row per cell of desc"
-    args.label("title", title, optional=True)
     path = [] if path is None else list(path)
     assert all(isinstance(s, numbers.Integral) and 0 <= s < n_rows * n_cols for s in path), \
         f"path: states in [0, {n_rows * n_cols})"
     v = qn.max(1)
     greedy = qn.argmax(1)
     live = np.array([c not in "HG" for r in rows for c in r])
-    lo, hi = (v[live].min(), v[live].max()) if live.any() else (0.0, 1.0)
-    norm = plt.Normalize(lo, hi if hi > lo else lo + 1)
-    cmap = plt.get_cmap(style.SEQUENTIAL)
+    shade = style.shades(*((v[live].min(), v[live].max()) if live.any() else (0.0, 1.0)))
     cell = min(0.85, (style.MAX_WIDTH - 0.9) / n_cols)
     fig = plt.figure(figsize=(n_cols * cell + 0.9, n_rows * cell + (0.75 if title else 0.35)))
     ax = fig.add_axes([0.02, 0.02, 0.96, (n_rows * cell + 0.2) / fig.get_figheight()])
@@ -117,17 +98,13 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     for s in range(n_rows * n_cols):
         r, c = divmod(s, n_cols)
         code = rows[r][c]
-        if code == "H":
-            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=style.HOLE, edgecolor=style.PAPER, linewidth=1.5))
-            ax.text(c + 0.5, r + 0.5, "H", fontsize=style.FS_CHAR, color=style.PAPER, ha="center", va="center")
+        if code in _ENDS:  # a hole or the goal: its letter, no value and no arrow
+            face, edge, ink = _ENDS[code]
+            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=face, edgecolor=edge, linewidth=1.5))
+            ax.text(c + 0.5, r + 0.5, code, fontsize=style.FS_CHAR, color=ink, ha="center", va="center")
             continue
-        if code == "G":
-            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=style.PAPER, edgecolor=style.INK, linewidth=1.5))
-            ax.text(c + 0.5, r + 0.5, "G", fontsize=style.FS_CHAR, color=style.INK, ha="center", va="center")
-            continue
-        shade = norm(v[s])
-        ax.add_patch(Rectangle((c, r), 1, 1, facecolor=cmap(shade), edgecolor=style.PAPER, linewidth=1.5))
-        ink = style.ink_on(cmap(shade))
+        ax.add_patch(Rectangle((c, r), 1, 1, facecolor=shade(v[s]), edgecolor=style.PAPER, linewidth=1.5))
+        ink = style.ink_on(shade(v[s]))
         dx, dy = ARROWS[int(greedy[s])]
         ax.annotate("", xy=(c + 0.5 + 0.3 * dx, r + 0.42 + 0.3 * dy),
                     xytext=(c + 0.5 - 0.3 * dx, r + 0.42 - 0.3 * dy),

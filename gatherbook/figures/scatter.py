@@ -14,20 +14,13 @@ from matplotlib.figure import Figure
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import QUIET, panel, render, shape_title
+from gatherbook.figures.gather import link_ids
+from gatherbook.figures.grid import panel, render, shape_title
 
 __all__ = ["draw_scatter", "REDUCTIONS"]
 
 #: what ``reduce=`` may be: None (plain scatter), "add" (scatter_add) or a scatter_reduce mode
 REDUCTIONS = (None, "add", "sum", "prod", "mean", "amax", "amin")
-
-
-def _targets(dim: int, index: torch.Tensor, out_shape: tuple[int, ...]) -> np.ndarray:
-    """Flat position in ``out`` that every index (= src) cell writes, shape ``index.shape``."""
-    idx = index.numpy()
-    pos = list(np.indices(idx.shape))
-    pos[dim] = idx
-    return np.ravel_multi_index(pos, out_shape) if idx.size else np.zeros(idx.shape, dtype=np.int64)
 
 
 @style.styled
@@ -55,7 +48,6 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
     src_ = args.tensor("src", src, ndim=(1, 2)).detach().cpu()
     assert reduce in REDUCTIONS, f"reduce={reduce!r}: one of {REDUCTIONS}"
     assert isinstance(include_self, bool), "include_self: a bool"
-    args.label("title", title, optional=True)
     src_ = src_[tuple(slice(0, n) for n in idx.shape)]  # the part scatter reads
     # torch checks the rest (dims, sizes, index range, dtypes) and says what is wrong
     if reduce is None:
@@ -66,19 +58,14 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
         out = s.scatter_reduce(dim, idx, src_, reduce, include_self=include_self)
         call = f"self.scatter_reduce(\n      {dim}, index, src, {reduce!r}"
         call += ")" if include_self else ",\n      include_self=False)"
-    d = dim % s.ndim
-    target = _targets(d, idx, tuple(out.shape))
-    out_ids = np.full(out.numel(), QUIET, dtype=np.int64)  # out cells nobody writes: quiet
-    written, counts = np.unique(target, return_counts=True)
-    out_ids[written] = np.arange(len(written))
-    collide = np.zeros(out.numel(), dtype=bool)
-    collide[written[counts > 1]] = True
-    in_ids = out_ids[target]  # each src / index cell: the colour of the out cell it writes
-    shape = tuple(out.shape)
+    # the same links as gather's, read backwards: each src / index cell gets the colour of the
+    # out cell it writes; out cells nobody writes stay quiet
+    out_ids, in_ids = link_ids(tuple(out.shape), dim % s.ndim, idx)
+    writes = np.bincount(in_ids.reshape(-1), minlength=out_ids.size)
+    collide = (out_ids >= 0) & (writes[np.maximum(out_ids, 0)] > 1)  # written more than once
     panels = [panel("src", src_, shape_title("src", src_), ids=in_ids),
               panel("index", idx, shape_title("index", idx), ids=in_ids),
-              panel("out", out, f"out = {call}", ids=out_ids.reshape(shape),
-                    mark=collide.reshape(shape))]
-    panels[-1].arrow = "v" if s.ndim == 2 and d == 0 else "h"
+              panel("out", out, f"out = {call}", ids=out_ids, mark=collide)]
+    panels[-1].arrow = "v" if s.ndim == 2 and dim % s.ndim == 0 else "h"
     panels[-1].arrow_label = f"dim={dim}"
     return render([panels[:2], panels[2:]], title)  # src beside index when they fit; out below

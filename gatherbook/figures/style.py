@@ -14,17 +14,9 @@ The ONLY module of the package that sets a colour, a font size or a colour map
 - :data:`FONT` -- DejaVu Sans Mono, which ships with matplotlib: monospace, so text widths are
   known exactly (:func:`text_width`), and figure labels are code and numbers, so no CJK font is
   needed.
-- Inks: :data:`INK` (values, titles), :data:`MUTED` (row/column numbers, axis labels, arrows),
-  :data:`EDGE` (cell borders), :data:`MARK` (red: where an answer differs), :data:`PAPER`.
-  :data:`QUIET_FACE` / :data:`QUIET_INK` draw cells that are present but not the point
-  (input cells gather does not read): quiet, yet legible (contrast at least
-  :data:`MIN_QUIET_CONTRAST`).
-- :data:`CATEGORICAL` -- distinct colours (tab10 without its grey); :data:`PALETTE` -- the same
-  mixed half-way with white, so black values stay readable on every one of them.
-- :data:`SEQUENTIAL` -- the colour map for a scale of values (cividis: readable with red-green
-  colour blindness, and in greyscale).
+- Inks, faces and colour maps: each constant below says what it draws. Colour scales read with
+  red-green colour blindness (cividis); :func:`ink_on` picks the ink that reads on a face.
 - :data:`RC` and :func:`styled` -- the matplotlib settings every figure is drawn under.
-- :func:`contrast_ratio`, :func:`ink_on` -- WCAG contrast, and the ink that reads on a face.
 """
 from __future__ import annotations
 
@@ -33,17 +25,9 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import matplotlib
-from matplotlib.colors import to_rgb
+from matplotlib.colors import Normalize, to_rgb
 
-__all__ = [
-    "FONT", "EM", "FS_VALUE", "FS_NUMBER", "FS_LABEL", "FS_TITLE", "FS_FIGTITLE", "FS_TAG",
-    "INK", "MUTED", "EDGE", "GRID", "MARK", "PAPER", "QUIET_FACE", "QUIET_INK",
-    "MIN_QUIET_CONTRAST", "CATEGORICAL", "PALETTE", "SEQUENTIAL", "RC",
-    "FS_CHAR", "FS_MIN", "DPI", "DENSITY", "MAX_WIDTH", "CHART_WIDTH", "GREYS", "PICK", "HOLE",
-    "STATE_FACES", "VERDICT_FACES", "BAR", "FAINT_FACE", "FAINT_EDGE", "use_book_format",
-    "TEXT_PT_KEY", "VALUE_PT_KEY", "text_sizes",
-    "text_width", "lighten", "relative_luminance", "contrast_ratio", "ink_on", "styled",
-]
+from gatherbook.args import label
 
 # --- type --------------------------------------------------------------------------------------
 FONT = "DejaVu Sans Mono"  #: the one figure font (ships with matplotlib)
@@ -85,10 +69,10 @@ PICK = "#e66100"  #: orange outline of a picked cell: visible on every colour of
 #: faces of token states (padding, prompt, scored) and of bars
 STATE_FACES = ("#e6e6e6", "#9ecae1", "#fdae6b")
 BAR = STATE_FACES[1]
-FAINT_FACE, FAINT_EDGE = "#f4f4f4", "#aaaaaa"  #: a cell that is cut off (nothing to score)
+FAINT_FACE = "#f4f4f4"  #: a cell that is cut off (nothing to score)
 #: faces of draw_index_shapes' verdicts: light blue, orange, dark purple (apart in lightness too,
 #: so red-green colour-blind readers and greyscale tell them apart; the words say it as well)
-VERDICT_FACES = {"fine": "#9ecae1", "silent": "#fdae6b", "error": "#5e3c99"}
+VERDICT_FACES = {"fine": STATE_FACES[1], "silent": STATE_FACES[2], "error": "#5e3c99"}
 
 
 def lighten(colour: str, amount: float = 0.55) -> tuple[float, float, float]:
@@ -99,6 +83,13 @@ def lighten(colour: str, amount: float = 0.55) -> tuple[float, float, float]:
 
 #: cell faces that link cells: CATEGORICAL half-way to white, so INK reads on each of them
 PALETTE = tuple(lighten(c) for c in CATEGORICAL)
+
+
+def shades(lo: float, hi: float) -> Callable[[float], tuple]:
+    """The colour of a value on the :data:`SEQUENTIAL` scale that runs from ``lo`` to ``hi``
+    (to ``lo + 1`` when they are equal)."""
+    cmap, norm = matplotlib.colormaps[SEQUENTIAL], Normalize(lo, hi if hi > lo else lo + 1)
+    return lambda v: cmap(norm(v))
 
 
 def text_width(text: str, fontsize: float) -> float:
@@ -207,33 +198,30 @@ RC = {
 _F = TypeVar("_F", bound=Callable)
 
 
-_backend_loaded = False
-
-
-def _load_backend_once() -> None:
+@functools.cache
+def _load_backend() -> None:
     """Load pyplot's backend outside any ``rc_context``, once.
 
     IPython's inline backend switches interactive mode on when it is first loaded. Loaded inside
     the ``rc_context`` of :func:`styled`, that switch is undone when the context closes, and from
     then on the notebook shows no new figure.
     """
-    global _backend_loaded
-    if not _backend_loaded:
-        import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt
 
-        plt.switch_backend(plt.get_backend())
-        _backend_loaded = True
+    plt.switch_backend(plt.get_backend())
 
 
 def styled(draw: _F) -> _F:
     """Decorator: run a drawing function under :data:`RC` (the caller's rcParams stay as they were).
 
     Every artist a figure gets is made inside the function, so it keeps the book's style when
-    Jupyter renders the figure later.
+    Jupyter renders the figure later. A ``title=`` keyword, which every drawing function takes,
+    is checked here, once for all of them (:func:`gatherbook.args.label`).
     """
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
-        _load_backend_once()
+        label("title", kwargs.get("title"), optional=True)
+        _load_backend()
         with matplotlib.rc_context(RC):
             return draw(*args, **kwargs)
 

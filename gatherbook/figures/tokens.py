@@ -1,22 +1,15 @@
-"""Pictures for the chapter on per-token log-probabilities of a language model.
-
-- :func:`draw_shift` -- which logits position scores which token (the next-token shift).
-- :func:`draw_char_logprobs` -- each character of a text coloured by its log-probability.
-- :func:`draw_token_mask` -- a batch of target tokens: padding, prompt, scored completion.
-- :func:`draw_padding` -- a padded batch lined up for scoring: ids, mask, logits, labels.
-- :func:`draw_token_logprobs_3d` -- the (B, L, V) log-probs and the token each position picks.
+"""Pictures for the chapter on per-token log-probabilities of a language model (the table in
+:mod:`gatherbook.figures` lists them).
 
 All are cells of the kit's one renderer (:func:`gatherbook.figures.grid.render`), one character
 per cell at the size of every cell value; a text longer than a line wraps, each line named by
-the position of its first character. Labels are code identifiers, numbers and ASCII only, so one
-figure serves both editions and the caption, in the page's language, says what to look at.
+the position of its first character.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
 
-import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
@@ -24,7 +17,6 @@ from gatherbook import args
 from gatherbook.figures import style
 from gatherbook.figures.gather import link_ids
 from gatherbook.figures.grid import MARGIN, Panel, panel, render, shape_title, text_panel
-from gatherbook.figures.style import styled
 
 __all__ = ["draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_padding", "draw_token_logprobs_3d"]
 
@@ -51,7 +43,7 @@ def _wrapped(name: str, texts: Sequence[str], faces: Sequence, title: str, cols:
                       row_names=tuple(map(str, starts)), col_numbers=False, cell_w=_CHAR_W)
 
 
-@styled
+@style.styled
 def draw_shift(text: str, *, title: str | None = None) -> Figure:
     """The next-token shift on one sequence ``text`` (at most 12 characters).
 
@@ -63,7 +55,6 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     Introduced in Chapter 2.
     """
     assert args.label("text", text, max_len=12), "text: at least one character"
-    args.label("title", title, optional=True)
     n = len(text)
     texts = [[_show(c) for c in text], [""] * (n - 1) + ["x"], [_show(c) for c in text[1:]] + [""]]
     faces = [[_GREY] + [style.PAPER] * (n - 1), [_BLUE] * (n - 1) + [style.FAINT_FACE],
@@ -72,7 +63,7 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
                                cell_w=0.3)]], title)
 
 
-@styled
+@style.styled
 def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: float = -10.0,
                        title: str | None = None) -> Figure:
     """Each character coloured by its log-probability under the model.
@@ -87,29 +78,25 @@ def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: fl
 
     Introduced in Chapter 2.
     """
-    args.mapping("rows", rows)
     assert args.reals("vmin", [vmin])[0] < 0, "vmin: a negative number (the scale ends at 0)"
-    args.label("title", title, optional=True)
     checked = []
-    for label, pair in rows.items():
-        assert isinstance(pair, tuple) and len(pair) == 2, f"rows[{label!r}]: a (text, logp) pair"
-        text, logp = pair
+    for label, (text, logp) in args.mapping("rows", rows).items():  # (text, logp) pairs
         assert args.label(f"rows[{label!r}][0]", text, max_len=48), "a text of one character or more"
         logp = args.tensor(f"rows[{label!r}][1]", logp, ndim=1)
         assert len(logp) == len(text) - 1, f"rows[{label!r}][1]: one log-prob per character after the first"
         checked.append((args.label("a key of rows", label, max_len=24), text, logp.detach().float().cpu().tolist()))
-    cmap, norm = plt.get_cmap(style.SEQUENTIAL), plt.Normalize(vmin=vmin, vmax=0.0)
+    shade = style.shades(vmin, 0.0)
     cols = _line_length(max(len(t) for _, t, _ in checked), style.text_width("48", style.FS_LABEL))
     panels = [[_wrapped(label, [c if c != " " else "" for c in text],
-                        [_GREY] + [cmap(norm(max(v, vmin))) for v in logp], label, cols)]
+                        [_GREY] + [shade(max(v, vmin)) for v in logp], label, cols)]
               for label, text, logp in checked]
     ticks = [vmin * k / 5 for k in range(5, -1, -1)]
-    scale = text_panel("logp", [[f"{v + 0.0:g}" for v in ticks]], [[cmap(norm(v)) for v in ticks]], "logp",
+    scale = text_panel("logp", [[f"{v + 0.0:g}" for v in ticks]], [[shade(v) for v in ticks]], "logp",
                        col_numbers=False)
     return render(panels + [[scale]], title)
 
 
-@styled
+@style.styled
 def draw_token_mask(tokens: Sequence[str], state: torch.Tensor, legend: Sequence[str], *,
                     row_label: str = "b", title: str | None = None) -> Figure:
     """A batch of token rows, each cell coloured by its state (e.g. 0 padding, 1 prompt, 2 scored).
@@ -127,7 +114,6 @@ def draw_token_mask(tokens: Sequence[str], state: torch.Tensor, legend: Sequence
     tokens = [args.label(f"tokens[{i}]", t, max_len=40) for i, t in enumerate(tokens)]
     legend = [args.label(f"legend[{i}]", name, max_len=40) for i, name in enumerate(legend)]
     args.label("row_label", row_label, max_len=8)
-    args.label("title", title, optional=True)
     B, L = state.shape
     assert 1 <= B <= 8 and 1 <= L <= 40, f"state: 1 to 8 rows of 1 to 40 cells, got {B} x {L}"
     assert len(tokens) == B and all(len(t) == L for t in tokens), f"tokens: {B} strings of {L} characters"
@@ -143,7 +129,7 @@ def draw_token_mask(tokens: Sequence[str], state: torch.Tensor, legend: Sequence
     return render(panels, title, note=[one_line] if fits else keys)
 
 
-@styled
+@style.styled
 def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = False,
                  title: str | None = None) -> Figure:
     """A padded batch lined up for scoring: which logits position scores which label, and the mask.
@@ -174,30 +160,23 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
     assert not isinstance(tokens, str), "tokens: a list of str, one per row"
     tokens = [args.label(f"tokens[{b}]", t, max_len=12) for b, t in enumerate(tokens)]
     mask = args.tensor("mask", mask, ndim=2)
-    args.label("title", title, optional=True)
     B, L = mask.shape
-    if not 1 <= B <= 4 or not 2 <= L <= 12 or len(tokens) != B or any(len(t) != L for t in tokens):
-        raise ValueError(f"draw_padding: tokens must be 1 to 4 strings of one length L (2 to 12), one per row of "
-                         f"mask; got lengths {[len(t) for t in tokens]} for mask of shape {tuple(mask.shape)}.")
+    assert 1 <= B <= 4 and 2 <= L <= 12 and [len(t) for t in tokens] == [L] * B, \
+        f"tokens: 1 to 4 strings of one length L (2 to 12), one per row of mask {(B, L)}"
     m = mask.detach().cpu().to(torch.int64)
-    if not bool(((m == 0) | (m == 1)).all()):
-        raise ValueError("draw_padding: mask must hold only 0 (padding) and 1 (a real token).")
-    for b in range(B):
-        row = m[b].tolist()
-        if row != sorted(row, reverse=not left):
-            side, form = ("left", "zeros, then ones") if left else ("right", "ones, then zeros")
-            raise ValueError(f"draw_padding: mask[{b}] = {row} is not {side}-padded ({form}); "
-                             f"pass left={not left} if its padding is on the {'right' if left else 'left'}.")
-    pad = style.STATE_FACES[0]
+    assert ((m == 0) | (m == 1)).all(), "mask: only 0 (padding) and 1 (a real token)"
+    for b, row in enumerate(m.tolist()):
+        assert row == sorted(row, reverse=not left), \
+            f"mask[{b}] = {row} is not {'left' if left else 'right'}-padded: pass left={not left}"
     panels = []
     for b in range(B):
         ids, mk = tokens[b], m[b].tolist()
         counted = [mk[t + 1] == 1 for t in range(L - 1)]
         texts = [list(ids), [str(v) for v in mk], [""] * (L - 1) + ["x"], list(ids[1:]) + [""],
                  [str(v) for v in mk[1:]] + [""]]
-        faces = [[style.PAPER if v else pad for v in mk], [style.PAPER if v else pad for v in mk],
-                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE],
-                 [_ORANGE if c else pad for c in counted] + [style.FAINT_FACE]]
+        faces = [[style.PAPER if v else _GREY for v in mk], [style.PAPER if v else _GREY for v in mk],
+                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE],
+                 [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE]]
         wrong = [[False] * L for _ in range(5)]
         for t in range(L - 1):
             wrong[3][t] = counted[t] and mk[t] == 0  # scored from a padding position
@@ -206,7 +185,7 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
     return render(panels, title)
 
 
-@styled
+@style.styled
 def draw_token_logprobs_3d(logp: torch.Tensor, tokens: torch.Tensor, *, title: str | None = None) -> Figure:
     """The (B, L, V) case of per-token log-probs: per batch row, the (L, V) slab and its picks.
 
@@ -221,17 +200,11 @@ def draw_token_logprobs_3d(logp: torch.Tensor, tokens: torch.Tensor, *, title: s
     """
     logp = args.tensor("logp", logp, ndim=3, kind="float")
     tokens = args.tensor("tokens", tokens, ndim=2, kind="int")
-    args.label("title", title, optional=True)
     B, L, V = logp.shape
-    if tuple(tokens.shape) != (B, L):
-        raise ValueError(f"tokens must have shape (B, L) = {(B, L)}, one token id per position of logp "
-                         f"(shape {tuple(logp.shape)}); got {tuple(tokens.shape)}.")
+    assert tokens.shape == (B, L), f"tokens: shape (B, L) = {(B, L)}, one id per position of logp"
     ids = tokens.detach().cpu().to(torch.int64)
-    if ids.numel() and not (0 <= int(ids.min()) and int(ids.max()) < V):
-        raise ValueError(f"tokens must lie in 0 .. {V - 1} (logp has V = {V} entries per position); "
-                         f"got values {int(ids.min())} .. {int(ids.max())}.")
-    if B > 4:
-        raise ValueError(f"logp has B = {B} rows, too many for a picture: draw logp[:4] and tokens[:4].")
+    assert ids.numel() == 0 or 0 <= ids.min() <= ids.max() < V, f"tokens: ids in 0 .. {V - 1}"
+    assert B <= 4, f"logp has B = {B} rows, too many for a picture: draw logp[:4] and tokens[:4]"
     x = logp.detach().cpu()
     input_ids, index_ids = link_ids((B, L, V), 2, ids.unsqueeze(-1))
     out = torch.gather(x, 2, ids.unsqueeze(-1)).squeeze(-1)
