@@ -240,7 +240,9 @@ def format_table(figures: dict) -> str:
 
 def recorded(name: str = "quick_cpu") -> dict:
     """The figures of a recorded run stored with the package, ``bench_results/<name>.json``
-    (``quick_cpu``: ``python tools/bench.py --quick --json ...`` on the book's 2-core CPU).
+    (``quick_cpu``: ``python tools/bench.py --quick --json ...`` on the book's 2-core CPU;
+    ``logprob_ways_cpu``: ``python tools/bench.py --logprob-ways 9 --json ...``, the runs
+    chapter 3 quotes).
 
     Raises:
         ValueError: no recorded run of that name (the message lists those there are).
