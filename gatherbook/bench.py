@@ -28,6 +28,10 @@ Figures (keys of the JSON; ``cuda_`` in front for the same figure on a GPU):
   :func:`gatherbook.fused_logprobs.fused_token_logprobs` from hidden states and the LM head (the
   logits are never made, so their own size is not counted for the other two either).
   ``logprob_train_peak_ratio_fused``: the same for forward *and* backward of the fused version.
+- ``logprob_ways_cpu.json`` (a run of its own, ``python tools/bench.py --logprob-ways 9``):
+  chapter 3's ways to ``log π(a|s)`` of the taken actions on a batch of 64 states and 4 actions,
+  each as its time over that of ``log_softmax`` + ``gather`` (:func:`logprob_way_ratios`), the
+  median, lowest and highest over several runs, with the machine and its load average.
 - ``notebook_seconds``: each chapter notebook's execution time, summed over its cells, from
   the timestamps that ``make execute`` stored in it (``--execute-notebooks`` runs them afresh).
 """
@@ -41,8 +45,7 @@ from typing import Callable
 
 import torch
 
-__all__ = ["compare", "speed_figures", "memory_figure", "notebook_seconds", "run", "format_table",
-           "recorded"]
+__all__ = ["compare", "speed_figures", "logprob_way_ratios", "format_table", "recorded"]
 
 RESULTS = Path(__file__).resolve().parent / "bench_results"
 
@@ -153,6 +156,47 @@ def speed_figures(device: torch.device | str = "cpu", quick: bool = False) -> di
     return figures
 
 
+def logprob_way_ratios(device: torch.device | str = "cpu", batch: int = 64, actions: int = 4,
+                       repeats: int = 15, number: int = 200) -> dict[str, float]:
+    """Chapter 3's ways to the log-probs of the taken actions, timed against ``gather``.
+
+    On logits ``(batch, actions)`` and actions ``(batch,)``: ``cross_entropy``
+    (``-F.cross_entropy(x, y, reduction="none")``), ``Categorical``
+    (``Categorical(logits=x).log_prob(y)``) and ``no_validation`` (the same with
+    ``validate_args=False``), each as its time over that of
+    ``x.log_softmax(-1).gather(1, y.unsqueeze(1)).squeeze(1)``. One timing is ``number`` calls in
+    a row; the four ways run in turn, ``repeats`` times after a warm-up (:func:`compare`), and the
+    ratio of the medians is returned.
+
+    Introduced in Chapter 3.
+    """
+    from torch.distributions import Categorical
+    import torch.nn.functional as F
+
+    device = torch.device(device)
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(batch, actions, generator=gen).to(device)
+    y = torch.randint(0, actions, (batch,), generator=gen).to(device)
+    ways = {
+        "gather": lambda: x.log_softmax(-1).gather(1, y.unsqueeze(1)).squeeze(1),
+        "cross_entropy": lambda: -F.cross_entropy(x, y, reduction="none"),
+        "Categorical": lambda: Categorical(logits=x).log_prob(y),
+        "no_validation": lambda: Categorical(logits=x, validate_args=False).log_prob(y),
+    }
+    expected = ways["gather"]()
+    for name, fn in ways.items():  # every way computes the same log-probs
+        assert torch.allclose(fn(), expected, atol=1e-6), name
+
+    def calls(fn: Callable[[], object]) -> Callable[[], None]:
+        def run() -> None:
+            for _ in range(number):
+                fn()
+        return run
+
+    t = compare({name: calls(fn) for name, fn in ways.items()}, repeats=repeats, device=device)
+    return {name: t[name] / t["gather"] for name in ways if name != "gather"}
+
+
 _DESCRIPTIONS = {
     "gather_vs_loop_speedup": "loop time / gather time",
     "gather_vs_indexing_ratio": "gather / x[arange, ids] time",
@@ -196,7 +240,9 @@ def format_table(figures: dict) -> str:
 
 def recorded(name: str = "quick_cpu") -> dict:
     """The figures of a recorded run stored with the package, ``bench_results/<name>.json``
-    (``quick_cpu``: ``python tools/bench.py --quick --json ...`` on the book's 2-core CPU).
+    (``quick_cpu``: ``python tools/bench.py --quick --json ...`` on the book's 2-core CPU;
+    ``logprob_ways_cpu``: ``python tools/bench.py --logprob-ways 9 --json ...``, the runs
+    chapter 3 quotes).
 
     Raises:
         ValueError: no recorded run of that name (the message lists those there are).

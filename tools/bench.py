@@ -1,5 +1,9 @@
 """The book's benchmark, for maintainers: ``python tools/bench.py [--quick] [--json PATH]``.
 
+``python tools/bench.py --logprob-ways RUNS --json PATH`` measures only chapter 3's ways to a
+policy's log-probs (:func:`gatherbook.bench.logprob_way_ratios`) RUNS times and writes the run
+that ``gatherbook/bench_results/logprob_ways_cpu.json`` stores (``gb.recorded("logprob_ways_cpu")``).
+
 Measures every figure of :mod:`gatherbook.bench` (speed ratios) plus the peak memory of per-token
 log-probs (each method in its own process) and each chapter notebook's execution time, prints a
 table and writes the JSON that ``gatherbook/bench_results/`` stores (what readers get from
@@ -11,6 +15,7 @@ import argparse
 import json
 import math
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -23,7 +28,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gatherbook.bench import format_table, speed_figures  # noqa: E402
+from gatherbook.bench import format_table, logprob_way_ratios, speed_figures  # noqa: E402
 
 LOGPROB_SHAPE = {"B": 4, "L": 512, "V": 32_000, "H": 128}
 METHODS = ("naive", "chunked", "fused", "fused_train", "trl")
@@ -176,6 +181,51 @@ def run(quick: bool = False, devices: list[str] | None = None, execute_notebooks
     return figures
 
 
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def logprob_ways_run(runs: int = 9, device: str = "cpu", note: str = "", threads: int = 1,
+                     log: Callable[[str], None] | None = None) -> dict:
+    """Chapter 3's ways to a policy's log-probs, ``runs`` separate runs of
+    :func:`gatherbook.bench.logprob_way_ratios`: each run's ratios, and their median, lowest and
+    highest, with the machine, its load average before and after, and ``note`` (what else ran).
+
+    ``threads``: torch's CPU threads while measuring (1 by default, as the recorded quick run:
+    on a busy machine a second thread makes a kernel on a (64, 4) tensor wait for a core, which
+    then times the load, not the code).
+    """
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be an int >= 1; got {runs!r}.")
+    log = log or (lambda s: None)
+    torch.set_num_threads(threads)
+    load_before = [round(v, 2) for v in os.getloadavg()]
+    per_run = []
+    for i in range(runs):
+        log(f"log-prob ways on {device}, run {i + 1} of {runs} ...")
+        per_run.append({k: round(v, 3) for k, v in logprob_way_ratios(device).items()})
+    load_after = [round(v, 2) for v in os.getloadavg()]
+    ways = list(per_run[0])
+    return {
+        "what": "time of each way / time of log_softmax + gather, logits (64, 4), 200 calls per "
+                "timing, medians of 15 alternating timings per run",
+        "torch": torch.__version__, "python": platform.python_version(), "device": device,
+        "threads": torch.get_num_threads(), "cpu_count": os.cpu_count(), "cpu": _cpu_model(),
+        "note": note, "load_average_before": load_before, "load_average_after": load_after,
+        "runs": runs,
+        "median": {w: round(statistics.median(r[w] for r in per_run), 2) for w in ways},
+        "min": {w: min(r[w] for r in per_run) for w in ways},
+        "max": {w: max(r[w] for r in per_run) for w in ways},
+        "per_run": per_run,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller shapes, fewer repeats (< 1 min)")
@@ -184,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="device(s) to measure (default: cpu, and cuda when available)")
     parser.add_argument("--execute-notebooks", action="store_true",
                         help="run every notebook now to time it (default: stored timestamps)")
+    parser.add_argument("--logprob-ways", type=int, metavar="RUNS",
+                        help="only chapter 3's log-prob ways (Categorical against gather), RUNS runs")
+    parser.add_argument("--note", default="", help="with --logprob-ways: what else the machine ran")
     parser.add_argument("--_peak", choices=METHODS, help=argparse.SUPPRESS)
     parser.add_argument("--repeats", type=int, default=3, help=argparse.SUPPRESS)
     parser.add_argument("--shape", default=None, help=argparse.SUPPRESS)
@@ -195,6 +248,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.device and "cuda" in args.device and not torch.cuda.is_available():
         parser.error("--device cuda: torch.cuda.is_available() is False on this machine")
+    if args.logprob_ways is not None:
+        figures = logprob_ways_run(args.logprob_ways, (args.device or ["cpu"])[0], args.note,
+                                   log=lambda s: print(s, file=sys.stderr, flush=True))
+        text = json.dumps(figures, indent=2, ensure_ascii=False)
+        print(text)
+        if args.json:
+            Path(args.json).write_text(text + "\n", encoding="utf8")
+        return 0
     figures = run(quick=args.quick, devices=args.device, execute_notebooks=args.execute_notebooks,
                   log=lambda s: print(s, file=sys.stderr, flush=True))
     print(format_table(figures))

@@ -1,8 +1,9 @@
 """Chapter 7 exercises: gather and scatter at generation time.
 
-The top-p mask scattered back to vocabulary order, one step of beam search (flat top-k, ``//``
-and ``%``), the batched cache reorder (the batch offset), and the Mixture-of-Experts dispatch,
-combine and routing weights. Logits and scores are distinct in every row (a permutation of
+The top-p mask scattered back to vocabulary order, a find-the-bug on a token drawn among the
+top k (the draw's position among the candidates gathered back to its token id), one step of beam
+search (flat top-k, ``//`` and ``%``), the batched cache reorder (the batch offset), and the
+Mixture-of-Experts dispatch, combine and routing weights. Logits and scores are distinct in every row (a permutation of
 spaced values), so the sort and the top-k have one right answer without ties; sizes are drawn
 so that B != K and T * k != T, where the planted mistakes bite.
 """
@@ -141,7 +142,156 @@ TOP_P_REMOVE = Exercise(
 
 
 # --------------------------------------------------------------------------------------------
-# 2. one beam-search step
+# 2. find the bug: a token drawn among the top k (the stub returns the draw's rank, not its id)
+
+def sample_top_k(logits: torch.Tensor, k: int, u: torch.Tensor) -> torch.Tensor:
+    """One token per row drawn among the ``k`` most likely, with the uniform numbers ``u`` given.
+
+    The candidates are the ``k`` largest logits of the row, most likely first, with the softmax
+    of their logits as probabilities; the token drawn is the first candidate whose cumulative
+    probability exceeds ``u[b]`` (inverse-CDF sampling, the draw ``torch.multinomial`` makes
+    with its own random numbers). logits: (B, V) float, distinct in each row; k: int in
+    [1, V]; u: (B,) float in [0, 1).
+    Returns (B,) int64 token ids.
+    """
+    values, ids = logits.topk(k, dim=-1)                      # (B, k): most likely first
+    cdf = values.softmax(-1).cumsum(-1)                       # (B, k)
+    j = (cdf <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1)  # (B, 1): the draw's rank
+    return ids.gather(-1, j).squeeze(-1)                      # its token id
+
+
+def _rank_not_token(logits, k, u):  # the notebook's stub: the same code without the gather
+    values, ids = logits.topk(k, dim=-1)
+    cdf = values.softmax(-1).cumsum(-1)
+    j = (cdf <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1)
+    return j.squeeze(-1)
+
+
+def _every_row_index(logits, k, u):
+    values, ids = logits.topk(k, dim=-1)
+    j = (values.softmax(-1).cumsum(-1) <= u[:, None]).sum(-1).clamp(max=k - 1)
+    return ids[:, j]
+
+
+def _vocabulary_probs(logits, k, u):
+    values, ids = logits.softmax(-1).topk(k, dim=-1)  # not renormalised over the k
+    j = (values.cumsum(-1) <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1)
+    return ids.gather(-1, j).squeeze(-1)
+
+
+def _whole_vocabulary(logits, k, u):
+    cdf = logits.softmax(-1).cumsum(-1)  # every token, in vocabulary order
+    return (cdf <= u[:, None]).sum(-1).clamp(max=logits.shape[-1] - 1)
+
+
+def _draws(logits: torch.Tensor, k: int, ranks: torch.Tensor) -> torch.Tensor:
+    """u for each row in the middle of the interval of candidate ``ranks[b]``: no draw sits
+    on a boundary, so every way of computing the cumulative sum draws the same token."""
+    cdf = logits.topk(k, dim=-1).values.double().softmax(-1).cumsum(-1)
+    lower = torch.cat([torch.zeros_like(cdf[:, :1]), cdf[:, :-1]], dim=-1)
+    r = ranks[:, None]
+    return ((lower.gather(-1, r) + cdf.gather(-1, r)) / 2).squeeze(-1).float()
+
+
+def _sample_case(logits: torch.Tensor, k: int, ranks) -> tuple:
+    return logits, k, _draws(logits, k, ranks if isinstance(ranks, torch.Tensor) else _t(ranks))
+
+
+def _sample_random(g: torch.Generator):
+    B = _int(g, 1, 4)
+    V = B + _int(g, 2, 6)  # V != B
+    k = _int(g, 2, V)
+    logits = _distinct_rows(g, B, V, step=0.5)
+    return _sample_case(logits, k, torch.randint(0, k, (B,), generator=g))
+
+
+def _sample_searchsorted(logits, k, u):
+    values, ids = logits.topk(k, dim=-1)
+    j = torch.searchsorted(values.softmax(-1).cumsum(-1), u[:, None], right=True)
+    return ids[torch.arange(ids.shape[0], device=ids.device), j.clamp(max=k - 1).squeeze(-1)]
+
+
+def _sample_filtered(logits, k, u):  # top-k filter in vocabulary order, then sort: take_along_dim
+    kth = logits.topk(k, dim=-1).values[..., -1:]
+    probs = logits.masked_fill(logits < kth, float("-inf")).softmax(-1)
+    sorted_probs, order = probs.sort(dim=-1, descending=True)
+    j = (sorted_probs.cumsum(-1) <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1)
+    return torch.take_along_dim(order, j, dim=-1)[:, 0]
+
+
+def _sample_loop(logits, k, u):
+    out = []
+    for row, draw in zip(logits, u.tolist()):
+        values, ids = row.topk(k)
+        mass, pick = 0.0, ids[-1]
+        for p, token in zip(values.softmax(-1).tolist(), ids):
+            mass += p
+            if mass > draw:
+                pick = token
+                break
+        out.append(pick)
+    return torch.stack(out)
+
+
+def _sample_one_hot(logits, k, u):
+    values, ids = logits.topk(k, dim=-1)
+    j = (values.softmax(-1).cumsum(-1) <= u[:, None]).sum(-1).clamp(max=k - 1)
+    return (torch.nn.functional.one_hot(j, k) * ids).sum(-1)
+
+
+_ROW = torch.tensor([[1.0, 3.0, -1.0, 2.5, 0.0, 2.0]])  # the chapter's row: top 3 are ids 1, 3, 5
+
+SAMPLE_TOP_K = Exercise(
+    name="ch7.sample_top_k",
+    bug="rank_not_token",  # the stub is this mistake
+    title={"en": "Find the bug: a token drawn among the top k",
+           "zh": "找出错误：从前 k 个候选中抽取词元"},
+    args=("logits", "k", "u"),
+    reference=sample_top_k,
+    edge_cases=[
+        _sample_case(_ROW, 3, [1]),                                          # id 3, rank 1
+        _sample_case(torch.tensor([[0.5, -0.3, 2.0], [-1.0, 1.5, 0.2]]), 2, [0, 1]),  # B = 2
+        _sample_case(torch.tensor([[2.0, 1.0, 0.0, -1.0]]), 3, [2]),       # sorted: rank == id
+        _sample_case(torch.tensor([[0.0, 0.2, -0.3, 0.1, -0.1, -0.2]]), 3, [1]),  # flat: k of V
+        _sample_case(torch.cat([_ROW, -_ROW]), 3, [2, 0]),                 # k-th candidate
+        _sample_case(torch.tensor([[0.0, -200.0, 1.0, 0.5]]), 4, [2]),     # underflowing logit
+        _sample_case(torch.tensor([[0.3, -0.4, 0.9, 0.1, -1.2]]), 1, [0]),  # k = 1: the argmax
+    ],
+    random_case=_sample_random,
+    seed=707,
+    mistakes=[
+        Mistake("rank_not_token", _rank_not_token,
+                en="your answer is the rank of the draw among the k candidates (0 = the most likely), "
+                   "not its token id: map it back with `ids.gather(-1, j)` (`ids` from `topk`).",
+                zh="你的结果是抽中的候选在 k 个候选中的名次（0 是最可能的那个），而不是它的词元 id："
+                   "用 `ids.gather(-1, j)` 把名次换回词元 id（`ids` 来自 `topk`）。"),
+        Mistake("every_row_index", _every_row_index,
+                en="`ids[:, j]` pairs every row with every row's draw, (B, B); row b needs its own "
+                   "`ids[b, j[b]]`: `ids.gather(-1, j[:, None]).squeeze(-1)`.",
+                zh="`ids[:, j]` 把每一行和每一行的抽取结果两两配对，形状是 (B, B)；第 b 行只要它自己的 "
+                   "`ids[b, j[b]]`：`ids.gather(-1, j[:, None]).squeeze(-1)`。"),
+        Mistake("vocabulary_probs", _vocabulary_probs,
+                en="the probabilities of the k candidates must sum to 1: take the softmax of the k "
+                   "kept logits, not the top k of the vocabulary's softmax (they sum to less, so a "
+                   "large u runs past them).",
+                zh="k 个候选的概率之和必须为 1：要对保留下来的 k 个 logit 做 softmax，而不是从整个词表的 "
+                   "softmax 里取前 k 个（它们的和小于 1，u 较大时会越过它们）。"),
+        Mistake("whole_vocabulary", _whole_vocabulary,
+                en="you drew from the whole vocabulary, in vocabulary order; only the k most likely "
+                   "tokens may be drawn, and their cumulative sum runs most likely first (`topk`).",
+                zh="你是从整个词表、按词表顺序抽取的；只有最可能的 k 个词元可以被抽中，而且累积和要按"
+                   "从最可能到最不可能的顺序计算（`topk`）。"),
+    ],
+    right=[_sample_searchsorted, _sample_filtered, _sample_loop, _sample_one_hot],
+    wrong=[Wrong(lambda logits, k, u: sample_top_k(logits, k, u)[:, None], hint="generic.size_one",
+                 kind="shape"),
+           Wrong(lambda logits, k, u: sample_top_k(logits, k, u).int(), hint="generic.dtype",
+                 kind="dtype")],
+)
+
+
+# --------------------------------------------------------------------------------------------
+# 3. one beam-search step
 
 def beam_step(seqs: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
     """The next beams: ``seqs`` (B, K, L) int64, ``scores`` (B, K, V) float -> (B, K, L + 1).
@@ -253,7 +403,7 @@ BEAM_STEP = Exercise(
 
 
 # --------------------------------------------------------------------------------------------
-# 3. the batched cache reorder
+# 4. the batched cache reorder
 
 def reorder_beams(cache: torch.Tensor, beam: torch.Tensor) -> torch.Tensor:
     """Cache rows for the new beams: ``cache`` (B * K, D), ``beam`` (B, K) int64 in [0, K).
@@ -335,7 +485,7 @@ REORDER_BEAMS = Exercise(
 
 
 # --------------------------------------------------------------------------------------------
-# 4. MoE dispatch
+# 5. MoE dispatch
 
 def moe_dispatch(x: torch.Tensor, experts: torch.Tensor) -> torch.Tensor:
     """Token rows grouped by expert: ``x`` (T, H), ``experts`` (T, k) int64 -> (T * k, H).
@@ -423,7 +573,7 @@ MOE_DISPATCH = Exercise(
 
 
 # --------------------------------------------------------------------------------------------
-# 5. MoE combine
+# 6. MoE combine
 
 def moe_combine(y_sorted: torch.Tensor, order: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     """Each token's weighted sum of its expert outputs: -> (T, H).
@@ -528,7 +678,7 @@ MOE_COMBINE = Exercise(
 
 
 # --------------------------------------------------------------------------------------------
-# 6. routing weights
+# 7. routing weights
 
 def route_weights(router_logits: torch.Tensor, k: int) -> torch.Tensor:
     """Mixtral's routing weights as a dense (T, E) table.
@@ -610,4 +760,4 @@ ROUTE_WEIGHTS = Exercise(
     wrong=[Wrong(lambda router_logits, k: route_weights(router_logits, k).detach(), hint="generic.no_grad", kind="no_grad")],
 )
 
-EXERCISES = [TOP_P_REMOVE, BEAM_STEP, REORDER_BEAMS, MOE_DISPATCH, MOE_COMBINE, ROUTE_WEIGHTS]
+EXERCISES = [SAMPLE_TOP_K, TOP_P_REMOVE, BEAM_STEP, REORDER_BEAMS, MOE_DISPATCH, MOE_COMBINE, ROUTE_WEIGHTS]

@@ -13,8 +13,8 @@ from gatherbook.exercises import get, names  # noqa: E402
 CH7 = [n for n in names() if n.startswith("ch7.")]
 
 
-def test_chapter_7_has_six_exercises():
-    assert CH7 == ["ch7.top_p_remove", "ch7.beam_step", "ch7.reorder_beams", "ch7.moe_dispatch",
+def test_chapter_7_has_seven_exercises():
+    assert CH7 == ["ch7.sample_top_k", "ch7.top_p_remove", "ch7.beam_step", "ch7.reorder_beams", "ch7.moe_dispatch",
                    "ch7.moe_combine", "ch7.route_weights"]
 
 
@@ -42,3 +42,21 @@ def test_the_mistakes_run_without_an_error_on_some_case():
                 except (RuntimeError, IndexError):
                     pass
             assert outputs or m.key in ("index_add_wrong_dim", "div_mod_swapped", "order_as_token"), f"{name}: {m.key}"
+
+
+def test_the_draws_sit_inside_their_intervals_and_the_bug_hides_on_sorted_rows():
+    """Every u lies strictly inside one candidate's interval of the cumulative probabilities
+    (so every way of summing them draws the same token), and the stub's bug (the rank, not the
+    token) agrees with the answer on a row sorted highest first, as the exercise says."""
+    ex = get("ch7.sample_top_k")
+    for logits, k, u in ex.cases():
+        cdf = logits.topk(k, dim=-1).values.double().softmax(-1).cumsum(-1)
+        gaps = (cdf - u.double()[:, None]).abs()
+        assert gaps.min() > 1e-4, "a draw on an interval boundary"
+    stub = ex.mistake(ex.bug).fn
+    sorted_row = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
+    for u in (0.1, 0.5, 0.9):
+        assert torch.equal(stub(sorted_row, 3, torch.tensor([u])), ex.reference(sorted_row, 3, torch.tensor([u])))
+    row = torch.tensor([[1.0, 3.0, -1.0, 2.5, 0.0, 2.0]])  # the chapter's row: the draw on rank 1
+    u = next(c[2] for c in ex.cases() if torch.equal(c[0], row))
+    assert stub(row, 3, u).tolist() == [1] and ex.reference(row, 3, u).tolist() == [3]

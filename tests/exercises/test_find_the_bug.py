@@ -68,3 +68,16 @@ def test_bug_must_name_a_declared_mistake():
         exercises._validate("ch9", SimpleNamespace(EXERCISES=[ex]))
     assert "ch9.row_sum" not in exercises._REGISTRY
 
+
+
+@pytest.mark.parametrize("chapter", range(1, 8), ids=lambda n: f"ch{n}")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_chapter_has_one_find_the_bug_reported_with_its_planted_hint(chapter, lang):
+    bugs = [n for n in exercises.names() if n.startswith(f"ch{chapter}.") and exercises.get(n).bug]
+    assert len(bugs) == 1, f"ch{chapter}: find-the-bug exercises {bugs}"
+    ex = exercises.get(bugs[0])
+    planted = ex.mistake(ex.bug)
+    r = run_check(ex.name, planted.fn, lang=lang)
+    assert (r.status, r.hint_key) in {("failed", ex.bug), ("raised", ex.bug)}, r.message
+    hint = " ".join(getattr(planted, lang).split("`")[0].split())  # the hint's first words
+    assert hint in " ".join(r.message.split()), r.message

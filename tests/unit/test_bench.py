@@ -128,3 +128,27 @@ def test_quick_command_writes_every_figure(tmp_path):
     assert SPEED_KEYS | MEMORY_KEYS | {"notebook_seconds"} <= set(figures)
     assert "gather_vs_loop_speedup" in done.stdout
     print(f"--quick took {seconds:.1f} s")  # the goal (< 60 s) holds on a quiet 2-core CPU
+
+
+def test_logprob_way_ratios_times_every_way_against_gather():
+    ratios = bench.logprob_way_ratios(repeats=1, number=2)
+    assert set(ratios) == {"cross_entropy", "Categorical", "no_validation"}
+    assert all(v > 0 for v in ratios.values())
+
+
+def test_logprob_ways_run_rejects_bad_runs():
+    with pytest.raises(ValueError, match="runs must be an int >= 1"):
+        tools_bench.logprob_ways_run(0)
+
+
+def test_recorded_logprob_ways_back_what_chapter_3_says():
+    """Chapter 3: Categorical is the slowest of the three ways, in every recorded run, by far;
+    validate_args=False takes part of its time away. The record says its machine and load."""
+    rec = bench.recorded("logprob_ways_cpu")
+    assert rec["runs"] >= 5 and len(rec["per_run"]) == rec["runs"]
+    assert {"cpu", "cpu_count", "threads", "torch", "load_average_before", "note"} <= set(rec)
+    for run in rec["per_run"]:
+        assert run["Categorical"] > 3 * max(1.0, run["cross_entropy"])
+        assert 0.3 < run["no_validation"] / run["Categorical"] < 0.7  # "about half"
+    for way, median in rec["median"].items():
+        assert rec["min"][way] <= median <= rec["max"][way]
