@@ -57,7 +57,7 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     # Chapter 6: pitfalls and performance
     "fused_token_logprobs": ("gatherbook.fused_logprobs", 6),
     "run_vocab_parallel": ("gatherbook.vocab_parallel", 6),
-    "recorded": ("gatherbook.bench", 6),
+    "recorded": ("gatherbook.bench", 3),
     "format_table": ("gatherbook.bench", 6),
     "speed_figures": ("gatherbook.bench", 6),
     "draw_ratios": ("gatherbook.figures.charts", 6),

@@ -247,7 +247,7 @@ def recorded(name: str = "quick_cpu") -> dict:
     Raises:
         ValueError: no recorded run of that name (the message lists those there are).
 
-    Introduced in Chapter 6.
+    Introduced in Chapter 3.
     """
     path = RESULTS / f"{name}.json"
     if not isinstance(name, str) or not path.is_file():
