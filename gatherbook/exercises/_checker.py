@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import inspect
 import io
 import signal
 import threading
@@ -77,10 +78,10 @@ class Rule:
 class Exercise:
     """One exercise: everything about it in one declaration (API.md explains every field)."""
 
-    name: str                          # "chN.snake_case", what readers pass to check
-    args: tuple[str, ...]              # the positional arguments' names, in order
     reference: Callable[..., Any]      # the solution (creates tensors on its inputs' device)
     edge_cases: Sequence[Case]         # hand-written, small, checked first
+    name: str = ""                     # what readers pass to check; default "chN." + reference's
+    args: tuple[str, ...] = ()         # the arguments' names, in order; default: reference's
     random_case: Callable[[torch.Generator], Case] | None = None  # one case from a CPU generator
     n_random: int = 8
     seed: int = 0
@@ -100,6 +101,11 @@ class Exercise:
     bug: str | None = None             # find-the-bug: the Mistake that the notebook's stub is
 
     def __post_init__(self) -> None:
+        if not self.name:  # the chapter's module ("ch1") and the reference's own name
+            chapter = self.reference.__module__.rsplit(".", 1)[-1]
+            object.__setattr__(self, "name", f"{chapter}.{self.reference.__name__}")
+        if not self.args:
+            object.__setattr__(self, "args", tuple(inspect.signature(self.reference).parameters))
         if self.grad not in (None, "same", "none"):
             raise ValueError(f"{self.name}: grad={self.grad!r}; expected None, 'same' or 'none'")
 

@@ -141,8 +141,14 @@ def pick(x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
 
 def expanded(idx: torch.Tensor, d: int) -> torch.Tensor:
-    """(B, K) -> (B, K, d): each position repeated for every feature."""
-    return idx.unsqueeze(-1).expand(-1, -1, d)
+    """(B, K) -> (B, K, d), (N,) -> (N, d): each position repeated for every feature."""
+    return idx.unsqueeze(-1).expand(*idx.shape, d)
+
+
+def row_ids(x: torch.Tensor) -> torch.Tensor:
+    """``arange(B)[:, None]`` on ``x``'s device: row b's own number, to index ``x[row_ids(x),
+    idx]`` (row b with its own ``idx[b]``, the advanced-indexing form of a gather along dim 1)."""
+    return torch.arange(x.shape[0], device=x.device)[:, None]
 
 
 def shuffled(x: torch.Tensor, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

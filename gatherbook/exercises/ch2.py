@@ -41,7 +41,6 @@ _BARE_SQUEEZE = dict(
 
 
 # 1. the PPO / GRPO importance ratio
-
 def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:
     """The per-token ratio ``pi_new / pi_old`` from log-probs: ``exp(new_logp - old_logp)``.
 
@@ -53,9 +52,7 @@ def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Te
 _ratio_random, _ratio_fixed = case_builders(lambda g, B, T: (log_probs(g, B, T), log_probs(g, B, T)), 1, 7)
 
 IMPORTANCE_RATIO = Exercise(
-    name="ch2.importance_ratio",
     title={"en": "The PPO/GRPO importance ratio", "zh": "PPO/GRPO 的重要性比率"},
-    args=("new_logp", "old_logp"),
     reference=importance_ratio,
     edge_cases=[
         (torch.tensor([[-0.5, -1.2, -2.0]]), torch.tensor([[-0.5, -1.0, -3.0]])),   # B == 1; equal -> 1
@@ -65,9 +62,7 @@ IMPORTANCE_RATIO = Exercise(
         (torch.tensor([[-150.0, -0.5], [-120.0, -3.0]]),       # probabilities that underflow to 0
          torch.tensor([[-151.0, -0.5], [-119.5, -2.0]])),      # in float32: exp(new) / exp(old) is 0 / 0
     ],
-    random_case=_ratio_random,
-    seed=205,
-    grad="same",
+    random_case=_ratio_random, seed=205, grad="same",
     right=[
         lambda new, old: (new - old).exp(),
         lambda new, old: torch.exp(-(old - new)),
@@ -93,7 +88,6 @@ IMPORTANCE_RATIO = Exercise(
 
 
 # 2. the log-probs of K candidate tokens per position
-
 def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
     """The log-probabilities of K candidate tokens at every position.
 
@@ -110,9 +104,7 @@ def _candidate_random(g: torch.Generator):
 
 
 CANDIDATE_LOGPROBS = Exercise(
-    name="ch2.candidate_logprobs",
     title={"en": "Log-probabilities of K candidate tokens", "zh": "K 个候选词元的对数概率"},
-    args=("logits", "candidates"),
     reference=candidate_logprobs,
     edge_cases=[
         (_logits(1, 2, 3, 5), t([[[4, 0], [1, 1], [2, 3]], [[0, 4], [3, 2], [1, 0]]])),  # B > 1, K == 2
@@ -122,10 +114,7 @@ CANDIDATE_LOGPROBS = Exercise(
          t([[[0, 1], [3, 2]], [[1, 1], [2, 0]]])),                                      # ... and is read
         (_logits(5, 3, 1, 5), t([[[1, 2]], [[0, 0]], [[3, 2]]])),      # L == 1, B > 1; ids < V - 1
     ],
-    random_case=_candidate_random,
-    seed=201,
-    grad="same",
-    atol=ATOL,
+    random_case=_candidate_random, seed=201, grad="same", atol=ATOL,
     right=[
         lambda x, c: torch.take_along_dim(x.log_softmax(-1), c, dim=-1),
         lambda x, c: x.gather(-1, c) - x.logsumexp(-1, keepdim=True),
@@ -149,7 +138,6 @@ CANDIDATE_LOGPROBS = Exercise(
 
 
 # 3. next-token log-probs at a sampling temperature
-
 def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
     """Next-token log-probs under the distribution a sampler at ``temperature`` draws from.
 
@@ -170,9 +158,7 @@ def _tempered(seed: int, B: int, L: int, V: int, T: float) -> tuple:
 
 
 TEMPERED_LOGPROBS = Exercise(
-    name="ch2.tempered_logprobs",
     title={"en": "Log-probs at the sampling temperature", "zh": "采样温度下的对数概率"},
-    args=("logits", "ids", "temperature"),
     reference=tempered_logprobs,
     edge_cases=[
         _tempered(11, 2, 4, 5, 0.7),
@@ -180,10 +166,7 @@ TEMPERED_LOGPROBS = Exercise(
         _tempered(15, 3, 2, 4, 0.5),      # L == 2: one target per row
         _underflow(_tempered(17, 2, 3, 4, 1.0), 1, 2),  # T == 1 (the plain log-probs); a logit of -200
     ],
-    random_case=_tempered_random,
-    seed=202,
-    grad="same",
-    atol=ATOL,
+    random_case=_tempered_random, seed=202, grad="same", atol=ATOL,
     right=[
         lambda x, ids, T: token_logprobs(x[:, :-1] / T, ids[:, 1:]),
         lambda x, ids, T: -F.cross_entropy((x[:, :-1] / T).transpose(1, 2), ids[:, 1:], reduction="none"),
@@ -211,7 +194,6 @@ TEMPERED_LOGPROBS = Exercise(
 
 
 # 4. find the bug: a sequence log-likelihood whose mask is off by one
-
 def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Log-likelihood of each sequence: the sum of its next-token log-probs, padding excluded.
 
@@ -239,9 +221,7 @@ def _sequence_random(g: torch.Generator):
 
 
 SEQUENCE_LOGPROB = Exercise(
-    name="ch2.sequence_logprob",
     title={"en": "Find the bug: a sequence log-likelihood with padding", "zh": "找出错误：带填充的序列对数似然"},
-    args=("logits", "labels"),
     reference=sequence_logprob,
     bug="mask_not_shifted",
     edge_cases=[
@@ -255,10 +235,7 @@ SEQUENCE_LOGPROB = Exercise(
         (with_value(_logits(27, 2, 4, 5), (0, 1, 0), float("-inf")),             # the dummy id 0 at a padded
          t([[4, 1, PAD, PAD], [0, 2, 2, 1]])),                                   # target has log-prob -inf
     ],
-    random_case=_sequence_random,
-    seed=203,
-    grad="same",
-    atol=ATOL,
+    random_case=_sequence_random, seed=203, grad="same", atol=ATOL,
     right=[
         lambda x, y: -F.cross_entropy(x[:, :-1].transpose(1, 2), y[:, 1:], ignore_index=PAD, reduction="none").sum(-1),
         lambda x, y: token_logprobs(x[:, :-1], y[:, 1:], ignore_index=PAD).sum(-1),
@@ -295,7 +272,6 @@ SEQUENCE_LOGPROB = Exercise(
 
 
 # 5. score only the completion
-
 def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
                        length: torch.Tensor) -> torch.Tensor:
     """Log-likelihood of the completion only: tokens at positions ``prompt_len[b] <= t < length[b]``.
@@ -335,9 +311,7 @@ def _completion_random(g: torch.Generator):
 
 
 COMPLETION_LOGPROB = Exercise(
-    name="ch2.completion_logprob",
     title={"en": "Score only the completion", "zh": "只给补全部分打分"},
-    args=("logits", "ids", "prompt_len", "length"),
     reference=completion_logprob,
     edge_cases=[
         _completion_case(_logits(32, 2, 7, 4), [3, 1], [5, 7]),           # B > 1 first
@@ -347,10 +321,7 @@ COMPLETION_LOGPROB = Exercise(
         _completion_case(_logits(35, 3, 2, 4), [1, 1, 1], [2, 2, 2]),     # L == 2, B > 1
         _underflow(_completion_case(_logits(36, 2, 5, 4), [2, 1], [5, 4]), 0, 3),
     ],
-    random_case=_completion_random,
-    seed=204,
-    grad="same",
-    atol=ATOL,
+    random_case=_completion_random, seed=204, grad="same", atol=ATOL,
     right=[
         lambda x, ids, p, n: token_logprobs(x[:, :-1], ids[:, 1:].masked_fill(
             ~_SPAN(torch.arange(1, ids.shape[1], device=ids.device), p, n), PAD), ignore_index=PAD).sum(-1),
@@ -389,7 +360,6 @@ COMPLETION_LOGPROB = Exercise(
 
 
 # 6. chunked log-probs: gather minus logsumexp, four rows at a time
-
 def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     """``logits[n, ids[n]] - logsumexp(logits[n])``, 4 rows at a time (the temporaries of 4 rows).
 
@@ -422,9 +392,7 @@ def _into_preallocated(logits, ids):
 
 
 CHUNKED_LOGPROBS = Exercise(
-    name="ch2.chunked_logprobs",
     title={"en": "Log-probs four rows at a time, without log_softmax", "zh": "不用 log_softmax，每次处理四行的对数概率"},
-    args=("logits", "ids"),
     reference=chunked_logprobs,
     edge_cases=[
         _chunked_fixed(6, 4, 52),     # 6 rows: a full chunk and a partial one (N > 1 first)
@@ -434,11 +402,7 @@ CHUNKED_LOGPROBS = Exercise(
         _chunked_fixed(21, 6, 55),    # torch.chunk(x, 4) makes chunks of 6 rows here
         _chunked_large(5, 4, 56),     # logits up to ~147: exp overflows, softmax underflows
     ],
-    random_case=_chunked_random,
-    seed=206,
-    grad="same",
-    chunk_rows=4,
-    atol=ATOL,
+    random_case=_chunked_random, seed=206, grad="same", chunk_rows=4, atol=ATOL,
     right=[
         lambda x, y: token_logprobs(x, y, chunk_size=4),
         lambda x, y: torch.stack([row[i] - torch.logsumexp(row, 0) for row, i in zip(x, y)]),

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
 from gatherbook.exercises.cases import (F32, between, coded, distinct, distinct_rows, expanded, f,
-                                        floats, seeded, t)
+                                        floats, row_ids, seeded, t)
 
 _EXPAND = dict(
     en="an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, with no error; expand it over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
@@ -25,11 +25,6 @@ def _cut_graph(reference):
     """The reference's values with no gradient back into ``x`` (two ways to leave the graph)."""
     return [Wrong(lambda x, *rest: reference(x.detach(), *rest), "generic.no_grad", "no_grad"),
             Wrong(lambda x, *rest: reference(x.data, *rest), "generic.no_grad", "no_grad")]
-
-
-def _rows(x, idx):
-    """``x[b, idx[b]]`` for every b, by advanced indexing (a right answer without gather)."""
-    return x[torch.arange(x.shape[0], device=x.device)[:, None], idx]
 
 
 def _top(scores: torch.Tensor, k: int) -> torch.Tensor:
@@ -57,16 +52,13 @@ def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor
 
 
 TOP_K_PATCHES = Exercise(
-    name="ch4.top_k_patches",
     title={"en": "Select the top-k patches", "zh": "选出得分最高的 k 个图像块"},
-    args=("x", "scores", "k"),
     reference=top_k_patches,
     edge_cases=_TOPK_EDGES,
-    random_case=_patches_and_scores,
-    seed=401, grad="same", grad_args=("x",),
+    random_case=_patches_and_scores, seed=401, grad="same", grad_args=("x",),
     wrong=_cut_graph(top_k_patches),
     right=[
-        lambda x, s, k: _rows(x, s.topk(k, dim=1).indices),
+        lambda x, s, k: x[row_ids(x), s.topk(k, dim=1).indices],
         lambda x, s, k: torch.take_along_dim(x, s.topk(k, dim=1).indices[:, :, None], dim=1),
         lambda x, s, k: F.one_hot(s.topk(k, dim=1).indices, x.shape[1]).to(x.dtype) @ x,
         lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1, descending=True)[:, :k], x.shape[2])),
@@ -97,18 +89,15 @@ def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch
 
 
 TOP_K_IN_IMAGE_ORDER = Exercise(
-    name="ch4.top_k_in_image_order",
     bug="score_order",  # the stub is this mistake
     title={"en": "Find the bug: the top-k patches in image order", "zh": "找出错误：按图像顺序的前 k 个图像块"},
-    args=("x", "scores", "k"),
     reference=top_k_in_image_order,
     edge_cases=_TOPK_EDGES,
-    random_case=_patches_and_scores,
-    seed=402, grad="same", grad_args=("x",),
+    random_case=_patches_and_scores, seed=402, grad="same", grad_args=("x",),
     wrong=_cut_graph(top_k_in_image_order),
     right=[
         lambda x, s, k: x[torch.zeros(s.shape, dtype=torch.bool, device=s.device).scatter(1, _top(s, k), True)].reshape(x.shape[0], k, x.shape[2]),
-        lambda x, s, k: _rows(x, s.topk(k, dim=1).indices.sort(dim=1).values),
+        lambda x, s, k: x[row_ids(x), s.topk(k, dim=1).indices.sort(dim=1).values],
         lambda x, s, k: torch.stack([x[b, s[b].topk(k).indices.sort().values] for b in range(len(x))]),
     ],
     mistakes=[
@@ -146,9 +135,7 @@ def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.T
 
 
 MASK_AND_RESTORE = Exercise(
-    name="ch4.mask_and_restore",
     title={"en": "Random masking with restore", "zh": "随机掩码与还原"},
-    args=("x", "noise", "keep"),
     reference=mask_and_restore,
     edge_cases=[
         (coded(2, 5, 2, dtype=F32), f([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]]), 2),
@@ -157,8 +144,7 @@ MASK_AND_RESTORE = Exercise(
                                        [0.0, 0.2, 0.1, 0.3]]), 4),      # keep == N
         (coded(2, 3, 2, dtype=F32), f([[0.2, 0.0, 0.1], [0.0, 0.1, 0.2]]), 1),   # keep == 1
     ],
-    random_case=_patches_and_scores,
-    seed=403, grad="same", grad_args=("x",),
+    random_case=_patches_and_scores, seed=403, grad="same", grad_args=("x",),
     wrong=_cut_graph(mask_and_restore),
     right=[
         lambda x, noise, keep: x * (noise.argsort(dim=1).argsort(dim=1) < keep)[:, :, None],
@@ -217,9 +203,7 @@ def _cls_plus_one(x, attn, k):
 
 
 KEEP_BY_CLS_ATTENTION = Exercise(
-    name="ch4.keep_by_cls_attention",
     title={"en": "Pick by class-token attention", "zh": "按类别词元的注意力挑选"},
-    args=("x", "attn", "k"),
     reference=keep_by_cls_attention,
     edge_cases=[
         _evit_case(2, 4, 3, 2, 2, seed=1),
@@ -227,12 +211,11 @@ KEEP_BY_CLS_ATTENTION = Exercise(
         _evit_case(3, 4, 2, 2, 1, seed=3),    # k == 1
         _evit_case(2, 3, 1, 2, 3, seed=4),    # D == 1, k == N
     ],
-    random_case=_random_evit_case,
-    seed=405, atol=1e-6, grad="same", grad_args=("x",),
+    random_case=_random_evit_case, seed=405, atol=1e-6, grad="same", grad_args=("x",),
     wrong=_cut_graph(keep_by_cls_attention),
     right=[
         _cls_plus_one,
-        lambda x, a, k: torch.cat([x[:, :1], _rows(x[:, 1:], a[:, :, 0, 1:].sum(dim=1).topk(k, dim=1).indices)], dim=1),
+        lambda x, a, k: torch.cat([x[:, :1], x[:, 1:][row_ids(x), a[:, :, 0, 1:].sum(dim=1).topk(k, dim=1).indices]], dim=1),
         lambda x, a, k: torch.cat([x[:, :1], torch.take_along_dim(x[:, 1:], a.mean(dim=1)[:, 0, 1:].topk(k).indices[..., None], dim=1)], dim=1),
     ],
     mistakes=[
@@ -282,9 +265,7 @@ def _fuse_case(B: int, N: int, D: int, k: int, seed: int):
 
 
 FUSE_DROPPED = Exercise(
-    name="ch4.fuse_dropped",
     title={"en": "Fuse the dropped tokens", "zh": "融合被剪掉的词元"},
-    args=("x", "cls_attn", "k"),
     reference=fuse_dropped,
     edge_cases=[
         _fuse_case(2, 5, 3, 2, seed=1),
@@ -292,15 +273,14 @@ FUSE_DROPPED = Exercise(
         _fuse_case(3, 4, 1, 3, seed=3),    # D == 1, one token dropped
         _fuse_case(2, 3, 2, 3, seed=4),    # k == N: nothing dropped, zeros
     ],
-    random_case=_random_fuse_case,
-    seed=406, atol=1e-5, grad="same", grad_args=("x",),
+    random_case=_random_fuse_case, seed=406, atol=1e-5, grad="same", grad_args=("x",),
     wrong=[*_cut_graph(fuse_dropped),
            Wrong(lambda *a: _fused(*a, weights=lambda w, d: torch.where(d, w, 0.0) / w.sum(dim=1, keepdim=True)),
                  why="divided by the row total: right only when the weights of a row sum to 1")],
     right=[
         lambda x, a, k: (a * (a.argsort(1, descending=True).argsort(1) >= k)).unsqueeze(1) @ x,
-        lambda x, a, k: (a[..., None] * x).sum(1, keepdim=True) - (a.topk(k, dim=1).values[..., None] * _rows(x, a.topk(k, dim=1).indices)).sum(1, keepdim=True),
-        lambda x, a, k: (_rows(x, a.topk(x.shape[1] - k, 1, largest=False).indices) * a.topk(x.shape[1] - k, 1, largest=False).values[..., None]).sum(1, keepdim=True),
+        lambda x, a, k: (a[..., None] * x).sum(1, keepdim=True) - (a.topk(k, dim=1).values[..., None] * x[row_ids(x), a.topk(k, dim=1).indices]).sum(1, keepdim=True),
+        lambda x, a, k: (x[row_ids(x), a.topk(x.shape[1] - k, 1, largest=False).indices] * a.topk(x.shape[1] - k, 1, largest=False).values[..., None]).sum(1, keepdim=True),
     ],
     mistakes=[
         Mistake("fused_all", lambda *a: _fused(*a, weights=lambda w, dropped: w),
@@ -338,9 +318,7 @@ def _random_per_image_case(g: torch.Generator):
 
 
 KEEP_MASK_PER_IMAGE = Exercise(
-    name="ch4.keep_mask_per_image",
     title={"en": "A different k per image", "zh": "每张图像各自的 k"},
-    args=("scores", "k"),
     reference=keep_mask_per_image,
     edge_cases=[
         (f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), t([2, 4])),
@@ -348,8 +326,7 @@ KEEP_MASK_PER_IMAGE = Exercise(
         (f([[0.1, 0.4, 0.3]]), t([2])),                                 # B == 1
         (f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), t([3, 1])),             # k == N
     ],
-    random_case=_random_per_image_case,
-    seed=404,
+    random_case=_random_per_image_case, seed=404,
     right=[
         lambda s, k: (s[:, None, :] > s[:, :, None]).sum(dim=2) < k[:, None],
         lambda s, k: torch.stack([torch.zeros(s.shape[1], dtype=torch.bool).index_fill(0, s[b].topk(int(k[b])).indices, True) for b in range(len(s))]),

@@ -13,7 +13,6 @@ from gatherbook.exercises.cases import I64, between, coded, distinct, expanded, 
 
 
 # 1. one-hot targets
-
 def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """``out[i][labels[i]] = 1``, else 0. logits: (N, C); labels: (N,) int64 in [0, C).
     Returns (N, C) with logits' dtype."""
@@ -26,9 +25,7 @@ def _one_hot_random(g: torch.Generator):
 
 
 ONE_HOT = Exercise(
-    name="ch5.one_hot",
     title={"en": "One-hot targets", "zh": "独热目标"},
-    args=("logits", "labels"),
     reference=one_hot,
     edge_cases=[
         (f([[0.5, -1.0, 2.0, 0.0, 1.5]] * 4), t([2, 0, 3, 3])),   # max label < C - 1
@@ -37,8 +34,7 @@ ONE_HOT = Exercise(
         (torch.full((3, 1), 4.0, dtype=torch.float64), t([0, 0, 0])),  # C == 1, float64
         (f([[-float("inf"), 0.5, float("inf")], [1.0, -float("inf"), 2.0]]), t([2, 1])),   # masked logits: -inf and inf entries
     ],
-    random_case=_one_hot_random,
-    seed=501,
+    random_case=_one_hot_random, seed=501,
     right=[
         lambda logits, y: F.one_hot(y, logits.shape[1]).to(logits.dtype),
         lambda logits, y: (y[:, None] == torch.arange(logits.shape[1], device=y.device)).to(logits.dtype),
@@ -66,7 +62,6 @@ ONE_HOT = Exercise(
 
 
 # 2. a histogram per row
-
 def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
     """``out[b][k]``: how many values of row b fall in bin k = ``floor(v * bins)``. x: (B, N) in
     [0, 1); edges: ``torch.linspace(0, 1, bins + 1)``. Returns (B, bins) int64."""
@@ -93,9 +88,7 @@ def _bins(x, edges):
 
 
 HISTOGRAM = Exercise(
-    name="ch5.histogram",
     title={"en": "A histogram per row", "zh": "逐行直方图"},
-    args=("x", "edges"),
     reference=histogram,
     edge_cases=[
         (f([[0.1, 0.7, 0.75, 0.0, 0.3], [0.9, 0.9, 0.9, 0.2, 0.6]]), _edges(4)),  # repeats
@@ -103,8 +96,7 @@ HISTOGRAM = Exercise(
         (f([[0.2], [0.3], [0.1]]), _edges(5)),                                   # top bins empty
         (f([[0.25, 0.5, 0.99, 0.0]]), _edges(2)),
     ],
-    random_case=_histogram_random,
-    seed=502,
+    random_case=_histogram_random, seed=502,
     right=[
         lambda x, e: torch.stack([torch.bincount((r * (e.numel() - 1)).long(), minlength=e.numel() - 1) for r in x]),
         lambda x, e: F.one_hot((x * (e.numel() - 1)).long(), e.numel() - 1).sum(1),
@@ -131,7 +123,6 @@ HISTOGRAM = Exercise(
 
 
 # 3. k-means update: a segment mean
-
 def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> torch.Tensor:
     """Each centroid becomes the mean of its points; one without points is kept. x: (N, D);
     assign: (N,) int64 in [0, G); centroids: (G, D), not modified. Returns (G, D)."""
@@ -144,14 +135,8 @@ def _recenter_random(g: torch.Generator):
     return floats(g, N, D), ints(g, G, N), floats(g, G, D)
 
 
-def _rows(assign, x):  # (N,) -> (N, D): each point's segment, repeated for every feature
-    return assign.unsqueeze(1).expand(-1, x.shape[1])
-
-
 RECENTER = Exercise(
-    name="ch5.recenter",
     title={"en": "Update k-means centroids", "zh": "更新 k-means 质心"},
-    args=("x", "assign", "centroids"),
     reference=recenter,
     edge_cases=[
         (f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), t([0, 2, 0, 2, 2]),
@@ -162,18 +147,17 @@ RECENTER = Exercise(
         (f([[1.0, -2.0], [-1.0, 2.0], [3.0, 3.0]]), t([0, 0, 1]),
          f([[4.0, 4.0], [1.0, 1.0]])),                                    # cluster 0's points average to 0
     ],
-    random_case=_recenter_random,
-    seed=503,
+    random_case=_recenter_random, seed=503,
     right=[
         lambda x, a, c: torch.where((torch.bincount(a, minlength=c.shape[0]) > 0)[:, None], torch.zeros_like(c).index_add_(0, a, x) / torch.bincount(a, minlength=c.shape[0]).clamp(min=1)[:, None].to(x.dtype), c),
         lambda x, a, c: torch.stack([x[a == g].mean(0) if (a == g).any() else c[g] for g in range(c.shape[0])]),
         lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, _rows(a, x), x, "mean"),
+        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x.shape[1]), x, "mean"),
                 en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
                 zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
-        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, _rows(a, x), x, "mean", include_self=False),
+        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x.shape[1]), x, "mean", include_self=False),
                 en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
                 zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
         Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x),
@@ -182,14 +166,13 @@ RECENTER = Exercise(
     ],
     wrong=[
         Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
-            torch.zeros_like(c).scatter_reduce(0, _rows(a, x), x, "mean", include_self=False)),
+            torch.zeros_like(c).scatter_reduce(0, expanded(a, x.shape[1]), x, "mean", include_self=False)),
             why="a mean of exactly 0 taken for an empty cluster"),
     ],
 )
 
 
 # 4. the inverse of a gather: undo MAE's shuffle
-
 def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor:
     """Undo ``shuffled = x.gather(1, ids_shuffle[..., None].expand(-1, -1, D))``: (B, N, D), with
     ids_shuffle (B, N) int64, each row a permutation of 0..N-1. Returns x."""
@@ -203,9 +186,7 @@ def _unshuffle_random(g: torch.Generator):
 
 
 UNSHUFFLE = Exercise(
-    name="ch5.unshuffle",
     title={"en": "Undo a shuffle of tokens", "zh": "还原打乱的词元"},
-    args=("shuffled", "ids_shuffle"),
     reference=unshuffle,
     edge_cases=[
         (coded(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
@@ -213,8 +194,7 @@ UNSHUFFLE = Exercise(
         (coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),       # D == 1
         (coded(2, 5, 2).float(), t([[4, 2, 0, 1, 3], [0, 1, 2, 3, 4]])),
     ],
-    random_case=_unshuffle_random,
-    seed=504,
+    random_case=_unshuffle_random, seed=504,
     right=[
         lambda s, ids: s.gather(1, expanded(ids.argsort(1), s.shape[-1])),
         lambda s, ids: torch.take_along_dim(s, ids.argsort(1)[..., None], dim=1),
@@ -239,7 +219,6 @@ UNSHUFFLE = Exercise(
 
 
 # 5. un-pruning: put processed patches back
-
 def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """Row ``keep[b][k]`` of item b of ``patches`` (B, N, D) replaced by ``kept[b][k]`` (B, K, D);
     keep: (B, K) int64, distinct in each row. Returns a new (B, N, D); patches is not modified."""
@@ -253,9 +232,7 @@ def _unprune_random(g: torch.Generator):
 
 
 UNPRUNE = Exercise(
-    name="ch5.unprune",
     title={"en": "Put processed patches back", "zh": "把处理过的图像块放回去"},
-    args=("patches", "kept", "keep"),
     reference=unprune,
     edge_cases=[
         (coded(2, 5, 3), -1 - coded(2, 2, 3), t([[3, 0], [1, 4]])),
@@ -263,8 +240,7 @@ UNPRUNE = Exercise(
         (coded(3, 2, 1), -1 - coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
         (coded(2, 3, 2).float(), -1 - coded(2, 2, 2).float(), t([[2, 1], [0, 2]])),
     ],
-    random_case=_unprune_random,
-    seed=505,
+    random_case=_unprune_random, seed=505,
     right=[
         lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p.shape[-1]), k),
         lambda p, k, keep: p.index_put((torch.arange(p.shape[0])[:, None], keep), k),
@@ -289,7 +265,6 @@ UNPRUNE = Exercise(
 
 
 # 6. the gradient of a gather, by hand
-
 def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
     """The gradient of ``(x.gather(1, index) * grad_out).sum()`` with respect to ``x`` (B, N); index:
     (B, K) int64 in [0, N), repeats allowed; grad_out: (B, K). Returns (B, N)."""
@@ -307,9 +282,7 @@ def _autograd_bwd(x, index, grad_out):
 
 
 GATHER_BWD = Exercise(
-    name="ch5.gather_bwd",
     title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
-    args=("x", "index", "grad_out"),
     reference=gather_bwd,
     edge_cases=[
         (f([[0.0] * 4] * 2), t([[1, 1, 3], [0, 2, 0]]), f([[1.0, 2.0, 4.0], [0.5, 1.5, 2.5]])),
@@ -321,8 +294,7 @@ GATHER_BWD = Exercise(
          torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, x != 0
         (f([[-float("inf"), 1.0, float("inf")], [0.5, float("inf"), -float("inf")]]), t([[1, 1], [0, 2]]), f([[1.0, 2.0], [3.0, 4.0]])),  # inf in x
     ],
-    random_case=_gather_bwd_random,
-    seed=506,
+    random_case=_gather_bwd_random, seed=506,
     right=[
         _autograd_bwd,
         lambda x, i, go: torch.einsum("bk,bkn->bn", go, F.one_hot(i, x.shape[1]).to(go.dtype)),
@@ -352,7 +324,6 @@ GATHER_BWD = Exercise(
 )
 
 # 7. find the bug: the largest value per segment
-
 def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
     """``out[s][d]``: the largest ``x[i][d]`` (x: (N, D)) over the rows with ``seg[i] == s``, 0.0 for
     a segment without rows; seg: (N,) int64 in [0, n). Returns (n, D). The stub omits include_self."""
@@ -365,31 +336,28 @@ def _segment_max_random(g: torch.Generator):
 
 
 SEGMENT_MAX = Exercise(
-    name="ch5.segment_max",
     bug="include_self",  # the stub is this mistake
     title={"en": "Find the bug: the largest value per segment", "zh": "找出错误：每段的最大值"},
-    args=("x", "seg", "n"),
     reference=segment_max,
     edge_cases=[
         (f([[-1.5, 2.0], [-0.5, -3.0], [4.0, 1.0]]), t([1, 1, 0]), 3),  # segment 1 < 0 in column 0; 2 empty
         (f([[-2.0, -1.0, -4.0]]), t([0]), 1),                            # N == 1, all negative
         (f([[3.0], [-1.0], [-2.0], [5.0]]), t([2, 0, 0, 2]), 3),        # D == 1, N > n
     ],
-    random_case=_segment_max_random,
-    seed=507,
+    random_case=_segment_max_random, seed=507,
     right=[
         lambda x, s, n: torch.stack([x[s == k].amax(0) if (s == k).any() else x.new_zeros(x.shape[1]) for k in range(n)]),
         lambda x, s, n: x.new_zeros(n, x.shape[1]).index_reduce_(0, s, x, "amax", include_self=False),
-        lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, _rows(s, x), x, "amax").nan_to_num(neginf=0.0),
+        lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x.shape[1]), x, "amax").nan_to_num(neginf=0.0),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, _rows(s, x), x, "amax"),
+        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(s, x.shape[1]), x, "amax"),
                 en="where a segment's values in a column are all negative, it came out 0: with the default `include_self=True` the canvas's 0 takes part in the max. Pass `include_self=False`; a segment without rows then keeps the canvas's 0.",
                 zh="某一段在某一列上全为负值时，结果成了 0：默认的 `include_self=True` 让画布上的 0 也参与了取最大值。传入 `include_self=False`；没有任何行的段则保留画布上的 0。"),
-        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, _rows(s, x), x, "amax"),
+        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x.shape[1]), x, "amax"),
                 en="a segment without rows came out -inf, your canvas's value: start from zeros with `include_self=False` (or replace the -inf afterwards).",
                 zh="没有任何行的段结果是 -inf，也就是画布的初值：从全零开始并传入 `include_self=False`（或者事后把 -inf 换成 0）。"),
-        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, _rows(s, x), x),
+        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, expanded(s, x.shape[1]), x),
                 en="each segment holds one of its rows, not their max: `scatter` keeps one arbitrary value per position; `scatter_reduce(..., \"amax\", include_self=False)` combines them.",
                 zh="每段只留下了其中一行，而不是最大值：`scatter` 在每个位置只保留任意一个值；`scatter_reduce(..., \"amax\", include_self=False)` 才会把它们合起来。"),
         Mistake("no_expand", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, s[:, None], x, "amax", include_self=False),
