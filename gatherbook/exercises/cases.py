@@ -125,11 +125,6 @@ def distinct_rows(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
     return (perms(g, rows, n) - n // 2).float() / 10
 
 
-def seeded(make, *sizes, seed: int):
-    """``make(g, *sizes)`` with a fresh generator seeded ``seed`` (a fixed case of given sizes)."""
-    return make(rng(seed), *sizes)
-
-
 def logp(logits: torch.Tensor) -> torch.Tensor:
     """``logits.log_softmax(-1)``: the log-probabilities the chapters' answers pick from."""
     return logits.log_softmax(-1)
@@ -157,16 +152,12 @@ def shuffled(x: torch.Tensor, perm: torch.Tensor) -> tuple[torch.Tensor, torch.T
     return x.gather(1, index), perm
 
 
-def case_builders(inputs, lo: int, hi: int):
-    """``(random_case, fixed_case)`` for an exercise whose inputs depend on two sizes.
+def from_sizes(*ranges: tuple[int, int], inputs):
+    """A ``random_case(g)``: two different sizes in ``ranges[0]`` (a wrong dim cannot
+    pass), one size in each further ``(lo, hi)``, then the case ``inputs(g, *sizes)``."""
+    (lo, hi), *more = ranges
 
-    ``inputs(g, a, b)`` makes the inputs from a generator; ``random_case(g)`` draws two different
-    sizes in ``[lo, hi]`` first, ``fixed_case(a, b, seed)`` uses the given sizes and its own seed.
-    """
     def random_case(g: torch.Generator):
-        return inputs(g, *distinct(g, lo, hi))
+        return inputs(g, *distinct(g, lo, hi), *(between(g, a, c) for a, c in more))
 
-    def fixed_case(a: int, c: int, seed: int):
-        return inputs(rng(seed), a, c)
-
-    return random_case, fixed_case
+    return random_case

@@ -8,8 +8,9 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from gatherbook.exercises._checker import Exercise, Mistake, Rule, Wrong
-from gatherbook.exercises.cases import (F32, between, coded, distinct, floats, ints, negative, perms,
-                                        row_ids, shuffled, t, values)
+from gatherbook.exercises.cases import (F32, between, coded, distinct, floats,
+                                        from_sizes, ints, negative, perms, row_ids,
+                                        shuffled, t, values)
 from gatherbook.puzzles._guard import op_name
 
 F64 = torch.float64
@@ -22,9 +23,8 @@ def pick_k_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     return x.gather(1, idx)
 
 
-PICK_K_PER_ROW = Exercise(
+PICK_K_PER_ROW = Exercise(pick_k_per_row,
     title={"en": "Pick K elements per row", "zh": "每行取 K 个元素"},
-    reference=pick_k_per_row,
     edge_cases=[
         (coded(3, 5), t([[2, 0], [1, 1], [0, 2]])),
         (coded(4, 3), t([[2], [0], [1], [2]])),               # K == 1
@@ -32,8 +32,8 @@ PICK_K_PER_ROW = Exercise(
         (coded(2, 3), t([[0, 2, 1, 2, 0], [1, 1, 1, 0, 2]])),  # K > N
         (negative(2, 6), t([[3, 1], [0, 2]])),                 # float, < 0
     ],
-    random_case=lambda g: (lambda B, N, K: (values(g, B, N), ints(g, N, B, K)))(*distinct(g, 1, 6),
-                                                                               between(g, 1, 6)),
+    random_case=from_sizes((1, 6), (1, 6), inputs=lambda g, B, N, K: (
+        values(g, B, N), ints(g, N, B, K))),
     seed=103,
     mistakes=[
         Mistake("wrong_dim", lambda x, idx: x.gather(0, idx),
@@ -70,9 +70,8 @@ def pick_per_column(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     return x.gather(0, idx.unsqueeze(0)).squeeze(0)
 
 
-PICK_PER_COLUMN = Exercise(
+PICK_PER_COLUMN = Exercise(pick_per_column,
     title={"en": "Pick one element per column", "zh": "每列取一个元素"},
-    reference=pick_per_column,
     edge_cases=[
         (coded(4, 3), t([2, 0, 1])),
         (coded(3, 1), t([2])),                   # M == 1
@@ -80,7 +79,8 @@ PICK_PER_COLUMN = Exercise(
         (coded(1, 4), t([0, 0, 0, 0])),          # N == 1
         (negative(5, 3), t([1, 0, 2])),          # float, < 0
     ],
-    random_case=lambda g: (lambda N, M: (values(g, N, M), ints(g, N, M)))(*distinct(g, 1, 7)),
+    random_case=from_sizes((1, 7), inputs=lambda g, N, M: (
+        values(g, N, M), ints(g, N, M))),
     seed=102,
     mistakes=[
         Mistake("wrong_dim", lambda x, idx: x.gather(1, idx.unsqueeze(0)).squeeze(0),
@@ -117,10 +117,9 @@ def pick_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     return x.gather(1, idx.unsqueeze(1)).squeeze(1)
 
 
-PICK_PER_ROW = Exercise(
+PICK_PER_ROW = Exercise(pick_per_row,
     bug="row_zero",  # the stub is this mistake
     title={"en": "Find the bug: one element per row", "zh": "找出错误：每行取一个元素"},
-    reference=pick_per_row,
     edge_cases=[
         (coded(3, 5), t([2, 0, 1])),
         (coded(1, 4), t([3])),                   # B == 1: the buggy stub passes this one
@@ -129,7 +128,8 @@ PICK_PER_ROW = Exercise(
         (negative(3, 6), t([1, 0, 2])),          # float, < 0
         (negative(2, 3, dtype=F64) / 3, t([2, 0])),  # float64: the dtype is kept
     ],
-    random_case=lambda g: (lambda B, N: (values(g, B, N), ints(g, N, B)))(*distinct(g, 1, 7)),
+    random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
+        values(g, B, N), ints(g, N, B))),
     seed=101,
     mistakes=[
         Mistake("forgot_squeeze", lambda x, idx: x.gather(1, idx.unsqueeze(1)),
@@ -174,9 +174,8 @@ def pick_step_per_feature(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
     return x.gather(1, steps.unsqueeze(1)).squeeze(1)
 
 
-PICK_STEP_PER_FEATURE = Exercise(
+PICK_STEP_PER_FEATURE = Exercise(pick_step_per_feature,
     title={"en": "One time step per feature, in 3D", "zh": "三维：每个特征取一个时间步"},
-    reference=pick_step_per_feature,
     edge_cases=[
         (coded(2, 4, 3), t([[3, 0, 1], [2, 2, 0]])),
         (coded(1, 3, 4), t([[2, 0, 1, 2]])),                 # B == 1
@@ -184,8 +183,8 @@ PICK_STEP_PER_FEATURE = Exercise(
         (coded(2, 1, 3), t([[0, 0, 0], [0, 0, 0]])),         # T == 1
         (negative(2, 5, 2), t([[4, 1], [0, 3]])),            # float, < 0
     ],
-    random_case=lambda g: (lambda B, T, D: (values(g, B, T, D), ints(g, T, B, D)))(*distinct(g, 1, 5),
-                                                                                 between(g, 1, 5)),
+    random_case=from_sizes((1, 5), (1, 5), inputs=lambda g, B, T, D: (
+        values(g, B, T, D), ints(g, T, B, D))),
     seed=107,
     mistakes=[
         Mistake("feature_zero", lambda x, s: x.gather(1, s.unsqueeze(-1)).squeeze(-1),
@@ -224,16 +223,16 @@ def unshuffle(shuffled: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
     return shuffled.gather(1, perm.argsort(dim=1))
 
 
-UNSHUFFLE = Exercise(
+UNSHUFFLE = Exercise(unshuffle,
     title={"en": "Undo a shuffle", "zh": "还原打乱的顺序"},
-    reference=unshuffle,
     edge_cases=[
         shuffled(coded(2, 5, dtype=F32), t([[2, 0, 3, 4, 1], [4, 3, 0, 1, 2]])),
         shuffled(coded(1, 4, dtype=F32), t([[1, 2, 3, 0]])),                 # B == 1
         shuffled(coded(4, 3, dtype=F32), t([[1, 2, 0], [2, 0, 1], [0, 1, 2], [2, 1, 0]])),
         shuffled(coded(3, 1, dtype=F32), t([[0], [0], [0]])),                # N == 1
     ],
-    random_case=lambda g: (lambda B, N: shuffled(floats(g, B, N), perms(g, B, N)))(*distinct(g, 1, 7)),
+    random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
+        shuffled(floats(g, B, N), perms(g, B, N)))),
     seed=106,
     mistakes=[
         Mistake("perm_again", lambda s, p: s.gather(1, p),
@@ -323,9 +322,8 @@ def _no_gather(fn, case):
     return {"op": used[0]} if used else None
 
 
-GATHER_BY_INDEXING = Exercise(
+GATHER_BY_INDEXING = Exercise(gather_by_indexing,
     title={"en": "Write gather without gather", "zh": "不用 gather 写出 gather"},
-    reference=gather_by_indexing,
     edge_cases=[
         (coded(3, 4), 1, t([[3, 0], [1, 1], [2, 0]])),
         (coded(3, 4), 0, t([[2, 0, 1, 2], [0, 0, 2, 1]])),

@@ -11,8 +11,8 @@ import torch.nn.functional as F
 from torch.distributions import Categorical
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import (ATOL, b, between, distinct, distinct_rows, f, flags, floats,
-                                        ints, pick, t)
+from gatherbook.exercises.cases import (ATOL, b, between, distinct, distinct_rows, f,
+                                        flags, floats, ints, pick, t)
 
 _SQUEEZE = dict(
     en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
@@ -42,9 +42,8 @@ def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
     return q.gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
-Q_TAKEN = Exercise(
+Q_TAKEN = Exercise(q_taken,
     title={"en": "Q-values of the taken actions", "zh": "所采取动作的 Q 值"},
-    reference=q_taken,
     edge_cases=[
         (f([[0.5, -1.2, 2.0, 0.3], [1.5, 0.1, -0.4, 0.8], [-2.2, 0.9, 0.0, 1.1]]), t([3, 0, 3])),
         (f([[0.4, -0.7, 1.9, 0.2, -1.0]]), t([2])),                       # B == 1
@@ -87,9 +86,8 @@ def policy_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor
     return logits.log_softmax(-1).gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
-POLICY_LOGPROBS = Exercise(
+POLICY_LOGPROBS = Exercise(policy_logprobs,
     title={"en": "Policy log-probs of the taken actions", "zh": "所采取动作的策略对数概率"},
-    reference=policy_logprobs,
     edge_cases=[
         (f([[1.0, -0.5, 2.0, 0.0], [0.3, 0.3, -1.2, 0.8], [-2.0, 1.5, 0.4, -0.1]]), t([2, 0, 1])),
         (f([[0.5, -1.5, 1.0]]), t([1])),                                  # B == 1
@@ -151,9 +149,8 @@ def _dqn_random(g: torch.Generator):
     return q, floats(g, len(q), scale=49), flags(g, len(q), p=0.3), flags(g, len(q), p=0.3), _gamma(g)
 
 
-DQN_TARGET = Exercise(
+DQN_TARGET = Exercise(dqn_target,
     title={"en": "DQN targets with terminal states", "zh": "带终止状态的 DQN 目标"},
-    reference=dqn_target,
     edge_cases=[
         (f([[0.5, 1.5, -0.5], [2.0, 0.0, 1.0], [0.8, -0.2, 0.4], [-1.0, -0.6, -2.0]]),
          f([0.0, 1.0, 0.0, -1.0]), b([False, True, False, False]), b([False, False, True, False]),
@@ -218,10 +215,9 @@ def _double_random(g: torch.Generator):
     return online, target, floats(g, B, scale=49), flags(g, B, p=0.3), _gamma(g)
 
 
-DOUBLE_DQN_TARGET = Exercise(
+DOUBLE_DQN_TARGET = Exercise(double_dqn_target,
     bug="swapped",  # the stub is this mistake
     title={"en": "Find the bug: a Double-DQN target", "zh": "找出错误：Double DQN 目标"},
-    reference=double_dqn_target,
     edge_cases=[
         (f([[0.1, 0.9, 0.3, -0.2], [1.2, 0.4, 0.0, 0.5], [-0.3, -0.1, -0.8, 0.2]]),   # argmax 1, 0, 3
          f([[0.6, 0.2, 0.8, 0.1], [0.3, 0.7, -0.1, 0.2], [0.4, 0.0, 0.5, -0.6]]),     # argmax 2, 1, 2
@@ -302,9 +298,8 @@ def _n_step_loop(rewards, terminated, q, gamma):
     return (ret + gamma ** rewards.shape[1] * alive * q.max(1).values).detach()
 
 
-N_STEP_TARGET = Exercise(
+N_STEP_TARGET = Exercise(n_step_target,
     title={"en": "n-step targets", "zh": "n 步目标"},
-    reference=n_step_target,
     edge_cases=[
         (f([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.5, -1.0, 0.5], [0.0, 2.0, 0.0]]),
          b([[False, False, False], [True, False, False], [False, False, True], [False, True, False]]),

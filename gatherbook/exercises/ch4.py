@@ -10,8 +10,9 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import (F32, between, coded, distinct, distinct_rows, expanded, f,
-                                        floats, row_ids, seeded, t)
+from gatherbook.exercises.cases import (F32, between, coded, distinct, distinct_rows,
+                                        expanded, f, floats, from_sizes, probs, rng,
+                                        row_ids, t)
 
 _EXPAND = dict(
     en="an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, with no error; expand it over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
@@ -51,9 +52,8 @@ def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor
     return x.gather(1, expanded(_top(scores, k), x.shape[2]))
 
 
-TOP_K_PATCHES = Exercise(
+TOP_K_PATCHES = Exercise(top_k_patches,
     title={"en": "Select the top-k patches", "zh": "选出得分最高的 k 个图像块"},
-    reference=top_k_patches,
     edge_cases=_TOPK_EDGES,
     random_case=_patches_and_scores, seed=401, grad="same", grad_args=("x",),
     wrong=_cut_graph(top_k_patches),
@@ -88,10 +88,9 @@ def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch
     return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x.shape[2]))
 
 
-TOP_K_IN_IMAGE_ORDER = Exercise(
+TOP_K_IN_IMAGE_ORDER = Exercise(top_k_in_image_order,
     bug="score_order",  # the stub is this mistake
     title={"en": "Find the bug: the top-k patches in image order", "zh": "找出错误：按图像顺序的前 k 个图像块"},
-    reference=top_k_in_image_order,
     edge_cases=_TOPK_EDGES,
     random_case=_patches_and_scores, seed=402, grad="same", grad_args=("x",),
     wrong=_cut_graph(top_k_in_image_order),
@@ -134,9 +133,8 @@ def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.T
     return _mae(x, noise, keep)
 
 
-MASK_AND_RESTORE = Exercise(
+MASK_AND_RESTORE = Exercise(mask_and_restore,
     title={"en": "Random masking with restore", "zh": "随机掩码与还原"},
-    reference=mask_and_restore,
     edge_cases=[
         (coded(2, 5, 2, dtype=F32), f([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]]), 2),
         (coded(1, 4, 3, dtype=F32), f([[0.3, 0.1, 0.0, 0.2]]), 2),              # B == 1
@@ -182,19 +180,14 @@ def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.
     return _evit(x, attn, k)
 
 
-def _attention(g: torch.Generator, B: int, H: int, T: int) -> torch.Tensor:
-    """(B, H, T, T) attention probabilities; each head's class-token row has its own scale."""
-    return (torch.randint(-20, 21, (B, H, T, T), generator=g).float() / 10).softmax(dim=-1)
-
-
 def _random_evit_case(g: torch.Generator):
     B, T = distinct(g, 2, 7)  # T = 1 + N tokens, never equal to B
     D, H, k = between(g, 1, 4), between(g, 2, 3), between(g, 1, T - 1)
-    return floats(g, B, T, D), _attention(g, B, H, T), k
+    return floats(g, B, T, D), probs(g, B, H, T, T), k
 
 
 def _evit_case(B: int, N: int, D: int, H: int, k: int, seed: int):
-    return coded(B, 1 + N, D, dtype=F32), seeded(_attention, B, H, 1 + N, seed=seed), k
+    return coded(B, 1 + N, D, dtype=F32), probs(rng(seed), B, H, 1 + N, 1 + N), k
 
 
 def _cls_plus_one(x, attn, k):
@@ -202,9 +195,8 @@ def _cls_plus_one(x, attn, k):
     return x.gather(1, expanded(torch.cat([idx.new_zeros(x.shape[0], 1), idx], dim=1), x.shape[2]))
 
 
-KEEP_BY_CLS_ATTENTION = Exercise(
+KEEP_BY_CLS_ATTENTION = Exercise(keep_by_cls_attention,
     title={"en": "Pick by class-token attention", "zh": "按类别词元的注意力挑选"},
-    reference=keep_by_cls_attention,
     edge_cases=[
         _evit_case(2, 4, 3, 2, 2, seed=1),
         _evit_case(1, 5, 2, 3, 3, seed=2),    # B == 1
@@ -255,25 +247,21 @@ def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
     return w / (w.sum(dim=1, keepdim=True) + N)
 
 
-def _random_fuse_case(g: torch.Generator):
-    B, N = distinct(g, 1, 7)
-    return floats(g, B, N, between(g, 1, 5)), _attn_weights(g, B, N), between(g, 1, N)
-
-
 def _fuse_case(B: int, N: int, D: int, k: int, seed: int):
-    return coded(B, N, D, dtype=F32), seeded(_attn_weights, B, N, seed=seed), k
+    return coded(B, N, D, dtype=F32), _attn_weights(rng(seed), B, N), k
 
 
-FUSE_DROPPED = Exercise(
+FUSE_DROPPED = Exercise(fuse_dropped,
     title={"en": "Fuse the dropped tokens", "zh": "融合被剪掉的词元"},
-    reference=fuse_dropped,
     edge_cases=[
         _fuse_case(2, 5, 3, 2, seed=1),
         _fuse_case(1, 4, 2, 1, seed=2),    # B == 1, k == 1
         _fuse_case(3, 4, 1, 3, seed=3),    # D == 1, one token dropped
         _fuse_case(2, 3, 2, 3, seed=4),    # k == N: nothing dropped, zeros
     ],
-    random_case=_random_fuse_case, seed=406, atol=1e-5, grad="same", grad_args=("x",),
+    random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
+        floats(g, B, N, between(g, 1, 5)), _attn_weights(g, B, N), between(g, 1, N))),
+    seed=406, atol=1e-5, grad="same", grad_args=("x",),
     wrong=[*_cut_graph(fuse_dropped),
            Wrong(lambda *a: _fused(*a, weights=lambda w, d: torch.where(d, w, 0.0) / w.sum(dim=1, keepdim=True)),
                  why="divided by the row total: right only when the weights of a row sum to 1")],
@@ -312,21 +300,17 @@ def _one_k(pick):
     return lambda s, k: torch.zeros_like(s, dtype=torch.bool).scatter(1, _top(s, pick(k)), True)
 
 
-def _random_per_image_case(g: torch.Generator):
-    B, N = distinct(g, 2, 7)
-    return distinct_rows(g, B, N), torch.randint(1, N + 1, (B,), generator=g)
-
-
-KEEP_MASK_PER_IMAGE = Exercise(
+KEEP_MASK_PER_IMAGE = Exercise(keep_mask_per_image,
     title={"en": "A different k per image", "zh": "每张图像各自的 k"},
-    reference=keep_mask_per_image,
     edge_cases=[
         (f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), t([2, 4])),
         (f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]), t([1, 3, 2])),
         (f([[0.1, 0.4, 0.3]]), t([2])),                                 # B == 1
         (f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), t([3, 1])),             # k == N
     ],
-    random_case=_random_per_image_case, seed=404,
+    random_case=from_sizes((2, 7), inputs=lambda g, B, N: (
+        distinct_rows(g, B, N), torch.randint(1, N + 1, (B,), generator=g))),
+    seed=404,
     right=[
         lambda s, k: (s[:, None, :] > s[:, :, None]).sum(dim=2) < k[:, None],
         lambda s, k: torch.stack([torch.zeros(s.shape[1], dtype=torch.bool).index_fill(0, s[b].topk(int(k[b])).indices, True) for b in range(len(s))]),

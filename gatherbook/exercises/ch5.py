@@ -9,7 +9,8 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import I64, between, coded, distinct, expanded, f, floats, ints, perms, t
+from gatherbook.exercises.cases import (I64, between, coded, distinct, expanded, f,
+                                        floats, from_sizes, ints, perms, t)
 
 
 # 1. one-hot targets
@@ -19,14 +20,8 @@ def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return torch.zeros_like(logits).scatter_(1, labels.unsqueeze(1), 1.0)
 
 
-def _one_hot_random(g: torch.Generator):
-    N, C = distinct(g, 1, 7)
-    return floats(g, N, C), ints(g, C, N)
-
-
-ONE_HOT = Exercise(
+ONE_HOT = Exercise(one_hot,
     title={"en": "One-hot targets", "zh": "独热目标"},
-    reference=one_hot,
     edge_cases=[
         (f([[0.5, -1.0, 2.0, 0.0, 1.5]] * 4), t([2, 0, 3, 3])),   # max label < C - 1
         (f([[1.0, 2.0, 3.0]]), t([1])),                            # N == 1
@@ -34,7 +29,9 @@ ONE_HOT = Exercise(
         (torch.full((3, 1), 4.0, dtype=torch.float64), t([0, 0, 0])),  # C == 1, float64
         (f([[-float("inf"), 0.5, float("inf")], [1.0, -float("inf"), 2.0]]), t([2, 1])),   # masked logits: -inf and inf entries
     ],
-    random_case=_one_hot_random, seed=501,
+    random_case=from_sizes((1, 7), inputs=lambda g, N, C: (
+        floats(g, N, C), ints(g, C, N))),
+    seed=501,
     right=[
         lambda logits, y: F.one_hot(y, logits.shape[1]).to(logits.dtype),
         lambda logits, y: (y[:, None] == torch.arange(logits.shape[1], device=y.device)).to(logits.dtype),
@@ -74,11 +71,6 @@ def _edges(bins: int) -> torch.Tensor:
     return torch.linspace(0, 1, bins + 1)
 
 
-def _histogram_random(g: torch.Generator):
-    (B, N), bins = distinct(g, 1, 8), between(g, 1, 6)
-    return ints(g, 1000, B, N).float() / 1000, _edges(bins)
-
-
 def _counts(x, edges):  # zeros of the answer's shape and dtype, (B, bins) int64
     return torch.zeros(x.shape[0], edges.numel() - 1, dtype=I64, device=x.device)
 
@@ -87,16 +79,17 @@ def _bins(x, edges):
     return (x * (edges.numel() - 1)).long()
 
 
-HISTOGRAM = Exercise(
+HISTOGRAM = Exercise(histogram,
     title={"en": "A histogram per row", "zh": "逐行直方图"},
-    reference=histogram,
     edge_cases=[
         (f([[0.1, 0.7, 0.75, 0.0, 0.3], [0.9, 0.9, 0.9, 0.2, 0.6]]), _edges(4)),  # repeats
         (f([[0.5, 0.05, 0.55]]), _edges(1)),                                     # B == 1, one bin
         (f([[0.2], [0.3], [0.1]]), _edges(5)),                                   # top bins empty
         (f([[0.25, 0.5, 0.99, 0.0]]), _edges(2)),
     ],
-    random_case=_histogram_random, seed=502,
+    random_case=from_sizes((1, 8), (1, 6), inputs=lambda g, B, N, bins: (
+        ints(g, 1000, B, N).float() / 1000, _edges(bins))),
+    seed=502,
     right=[
         lambda x, e: torch.stack([torch.bincount((r * (e.numel() - 1)).long(), minlength=e.numel() - 1) for r in x]),
         lambda x, e: F.one_hot((x * (e.numel() - 1)).long(), e.numel() - 1).sum(1),
@@ -130,14 +123,8 @@ def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> 
     return centroids.scatter_reduce(0, idx, x, "mean", include_self=False)
 
 
-def _recenter_random(g: torch.Generator):
-    (N, D), G = distinct(g, 1, 8), between(g, 1, 5)
-    return floats(g, N, D), ints(g, G, N), floats(g, G, D)
-
-
-RECENTER = Exercise(
+RECENTER = Exercise(recenter,
     title={"en": "Update k-means centroids", "zh": "更新 k-means 质心"},
-    reference=recenter,
     edge_cases=[
         (f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), t([0, 2, 0, 2, 2]),
          f([[0.5, 0.5], [9.0, 9.0], [4.0, 4.0]])),                         # centroid 1 empty
@@ -147,7 +134,9 @@ RECENTER = Exercise(
         (f([[1.0, -2.0], [-1.0, 2.0], [3.0, 3.0]]), t([0, 0, 1]),
          f([[4.0, 4.0], [1.0, 1.0]])),                                    # cluster 0's points average to 0
     ],
-    random_case=_recenter_random, seed=503,
+    random_case=from_sizes((1, 8), (1, 5), inputs=lambda g, N, D, G: (
+        floats(g, N, D), ints(g, G, N), floats(g, G, D))),
+    seed=503,
     right=[
         lambda x, a, c: torch.where((torch.bincount(a, minlength=c.shape[0]) > 0)[:, None], torch.zeros_like(c).index_add_(0, a, x) / torch.bincount(a, minlength=c.shape[0]).clamp(min=1)[:, None].to(x.dtype), c),
         lambda x, a, c: torch.stack([x[a == g].mean(0) if (a == g).any() else c[g] for g in range(c.shape[0])]),
@@ -180,21 +169,17 @@ def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor
     return torch.zeros_like(shuffled).scatter(1, idx, shuffled)
 
 
-def _unshuffle_random(g: torch.Generator):
-    (B, N), D = distinct(g, 1, 6), between(g, 1, 4)
-    return floats(g, B, N, D), perms(g, B, N)
-
-
-UNSHUFFLE = Exercise(
+UNSHUFFLE = Exercise(unshuffle,
     title={"en": "Undo a shuffle of tokens", "zh": "还原打乱的词元"},
-    reference=unshuffle,
     edge_cases=[
         (coded(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
         (coded(1, 3, 2), t([[1, 2, 0]])),                    # B == 1, a 3-cycle
         (coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),       # D == 1
         (coded(2, 5, 2).float(), t([[4, 2, 0, 1, 3], [0, 1, 2, 3, 4]])),
     ],
-    random_case=_unshuffle_random, seed=504,
+    random_case=from_sizes((1, 6), (1, 4), inputs=lambda g, B, N, D: (
+        floats(g, B, N, D), perms(g, B, N))),
+    seed=504,
     right=[
         lambda s, ids: s.gather(1, expanded(ids.argsort(1), s.shape[-1])),
         lambda s, ids: torch.take_along_dim(s, ids.argsort(1)[..., None], dim=1),
@@ -231,9 +216,8 @@ def _unprune_random(g: torch.Generator):
     return floats(g, B, N, D), floats(g, B, K, D), perms(g, B, N)[:, :K]
 
 
-UNPRUNE = Exercise(
+UNPRUNE = Exercise(unprune,
     title={"en": "Put processed patches back", "zh": "把处理过的图像块放回去"},
-    reference=unprune,
     edge_cases=[
         (coded(2, 5, 3), -1 - coded(2, 2, 3), t([[3, 0], [1, 4]])),
         (coded(1, 4, 2), -1 - coded(1, 1, 2), t([[2]])),           # B == 1, K == 1
@@ -271,19 +255,13 @@ def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> 
     return torch.zeros_like(x).scatter_add_(1, index, grad_out)
 
 
-def _gather_bwd_random(g: torch.Generator):
-    (B, N), K = distinct(g, 1, 6), between(g, 1, 8)
-    return floats(g, B, N), ints(g, N, B, K), floats(g, B, K)
-
-
 def _autograd_bwd(x, index, grad_out):
     leaf = x.detach().requires_grad_()  # a leaf of its own: the caller's x is left alone
     return torch.autograd.grad((leaf.gather(1, index) * grad_out).sum(), leaf)[0]
 
 
-GATHER_BWD = Exercise(
+GATHER_BWD = Exercise(gather_bwd,
     title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
-    reference=gather_bwd,
     edge_cases=[
         (f([[0.0] * 4] * 2), t([[1, 1, 3], [0, 2, 0]]), f([[1.0, 2.0, 4.0], [0.5, 1.5, 2.5]])),
         (f([[0.0, 0.0, 0.0]]), t([[2]]), f([[3.0]])),                    # B == 1, K == 1
@@ -294,7 +272,9 @@ GATHER_BWD = Exercise(
          torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, x != 0
         (f([[-float("inf"), 1.0, float("inf")], [0.5, float("inf"), -float("inf")]]), t([[1, 1], [0, 2]]), f([[1.0, 2.0], [3.0, 4.0]])),  # inf in x
     ],
-    random_case=_gather_bwd_random, seed=506,
+    random_case=from_sizes((1, 6), (1, 8), inputs=lambda g, B, N, K: (
+        floats(g, B, N), ints(g, N, B, K), floats(g, B, K))),
+    seed=506,
     right=[
         _autograd_bwd,
         lambda x, i, go: torch.einsum("bk,bkn->bn", go, F.one_hot(i, x.shape[1]).to(go.dtype)),
@@ -330,21 +310,17 @@ def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
     return x.new_zeros(n, x.shape[1]).scatter_reduce(0, _rows(seg, x), x, "amax", include_self=False)
 
 
-def _segment_max_random(g: torch.Generator):
-    (N, D), n = distinct(g, 1, 7), between(g, 1, 5)
-    return floats(g, N, D), ints(g, n, N), n
-
-
-SEGMENT_MAX = Exercise(
+SEGMENT_MAX = Exercise(segment_max,
     bug="include_self",  # the stub is this mistake
     title={"en": "Find the bug: the largest value per segment", "zh": "找出错误：每段的最大值"},
-    reference=segment_max,
     edge_cases=[
         (f([[-1.5, 2.0], [-0.5, -3.0], [4.0, 1.0]]), t([1, 1, 0]), 3),  # segment 1 < 0 in column 0; 2 empty
         (f([[-2.0, -1.0, -4.0]]), t([0]), 1),                            # N == 1, all negative
         (f([[3.0], [-1.0], [-2.0], [5.0]]), t([2, 0, 0, 2]), 3),        # D == 1, N > n
     ],
-    random_case=_segment_max_random, seed=507,
+    random_case=from_sizes((1, 7), (1, 5), inputs=lambda g, N, D, n: (
+        floats(g, N, D), ints(g, n, N), n)),
+    seed=507,
     right=[
         lambda x, s, n: torch.stack([x[s == k].amax(0) if (s == k).any() else x.new_zeros(x.shape[1]) for k in range(n)]),
         lambda x, s, n: x.new_zeros(n, x.shape[1]).index_reduce_(0, s, x, "amax", include_self=False),
