@@ -135,9 +135,10 @@ def pick(x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     return x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
 
 
-def expanded(idx: torch.Tensor, d: int) -> torch.Tensor:
-    """(B, K) -> (B, K, d), (N,) -> (N, d): each position repeated for every feature."""
-    return idx.unsqueeze(-1).expand(*idx.shape, d)
+def expanded(idx: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """``idx`` repeated for every feature of ``like`` (its last dim, D): (B, K) -> (B, K, D),
+    (N,) -> (N, D)."""
+    return idx.unsqueeze(-1).expand(*idx.shape, like.shape[-1])
 
 
 def row_ids(x: torch.Tensor) -> torch.Tensor:
@@ -148,7 +149,7 @@ def row_ids(x: torch.Tensor) -> torch.Tensor:
 
 def shuffled(x: torch.Tensor, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(x`` shuffled by ``perm`` along dim 1, ``perm)``: an unshuffle exercise's case."""
-    index = perm if x.ndim == 2 else expanded(perm, x.shape[-1])
+    index = perm if x.ndim == 2 else expanded(perm, x)
     return x.gather(1, index), perm
 
 

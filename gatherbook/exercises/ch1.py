@@ -13,8 +13,6 @@ from gatherbook.exercises.cases import (F32, between, coded, distinct, floats,
                                         shuffled, t, values)
 from gatherbook.puzzles._guard import op_name
 
-F64 = torch.float64
-
 
 # 1. K elements per row: the rule itself
 def pick_k_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
@@ -126,7 +124,7 @@ PICK_PER_ROW = Exercise(pick_per_row,
         (coded(5, 3), t([2, 2, 0, 1, 2])),       # B > N, repeated indices
         (coded(4, 1), t([0, 0, 0, 0])),          # N == 1
         (negative(3, 6), t([1, 0, 2])),          # float, < 0
-        (negative(2, 3, dtype=F64) / 3, t([2, 0])),  # float64: the dtype is kept
+        (negative(2, 3, dtype=torch.float64) / 3, t([2, 0])),  # the dtype is kept
     ],
     random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
         values(g, B, N), ints(g, N, B))),

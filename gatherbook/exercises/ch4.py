@@ -49,7 +49,7 @@ _TOPK_EDGES = [
 # 1. the top-k patches, in score order
 def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
     """Returns ``out[b][j] = x[b][idx[b][j]]``, idx: row b's k best patches, best first; (B, k, D)."""
-    return x.gather(1, expanded(_top(scores, k), x.shape[2]))
+    return x.gather(1, expanded(_top(scores, k), x))
 
 
 TOP_K_PATCHES = Exercise(top_k_patches,
@@ -61,18 +61,18 @@ TOP_K_PATCHES = Exercise(top_k_patches,
         lambda x, s, k: x[row_ids(x), s.topk(k, dim=1).indices],
         lambda x, s, k: torch.take_along_dim(x, s.topk(k, dim=1).indices[:, :, None], dim=1),
         lambda x, s, k: F.one_hot(s.topk(k, dim=1).indices, x.shape[1]).to(x.dtype) @ x,
-        lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1, descending=True)[:, :k], x.shape[2])),
+        lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1, descending=True)[:, :k], x)),
     ],
     mistakes=[
         Mistake("forgot_expand", lambda x, s, k: x.gather(1, _top(s, k).unsqueeze(-1)), **_EXPAND),
-        Mistake("gather_dim2", lambda x, s, k: x.gather(2, expanded(_top(s, k), x.shape[2])),
+        Mistake("gather_dim2", lambda x, s, k: x.gather(2, expanded(_top(s, k), x)),
                 en="with dim=2 the index picks features within each patch: out[b][j][d] = x[b][j][idx]. The indices are patch numbers (the N axis), so gather along dim=1.",
                 zh="dim=2 时索引在每个图像块内部选特征：out[b][j][d] = x[b][j][idx]。索引是图像块的编号（N 那一维），应沿 dim=1 做 gather。"),
         Mistake("smallest", lambda x, s, k: top_k_patches(x, -s, k),
                 en="you kept the k lowest scores: `topk` keeps the largest by default (`largest=False` and an ascending `argsort` give the smallest).",
                 zh="你保留的是得分最低的 k 个：`topk` 默认取最大的（`largest=False` 或升序的 `argsort` 取的是最小的）。"),
         Mistake("topk_dim0",
-                lambda x, s, k: x.gather(1, expanded(s.topk(k, dim=0).indices.T, x.shape[2])),
+                lambda x, s, k: x.gather(1, expanded(s.topk(k, dim=0).indices.T, x)),
                 en="`topk(k, dim=0)` ranks the images against each other, patch by patch; each image ranks its own patches: `scores.topk(k, dim=1)`.",
                 zh="`topk(k, dim=0)` 是在每个图像块位置上比较不同图像；每张图像应给自己的图像块排序：`scores.topk(k, dim=1)`。"),
         Mistake("image_order", lambda x, s, k: top_k_in_image_order(x, s, k),
@@ -85,7 +85,7 @@ TOP_K_PATCHES = Exercise(top_k_patches,
 # 2. find the bug: the top-k patches in image order (the notebook's stub keeps score order)
 def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
     """Returns the same k patches as ``top_k_patches``, ordered by patch number (reading order)."""
-    return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x.shape[2]))
+    return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x))
 
 
 TOP_K_IN_IMAGE_ORDER = Exercise(top_k_in_image_order,
@@ -106,11 +106,11 @@ TOP_K_IN_IMAGE_ORDER = Exercise(top_k_in_image_order,
         Mistake("forgot_expand",
                 lambda x, s, k: x.gather(1, _top(s, k).sort(dim=1).values.unsqueeze(-1)), **_EXPAND),
         Mistake("sorted_descending", lambda x, s, k: x.gather(1, expanded(
-            _top(s, k).sort(dim=1, descending=True).values, x.shape[2])),
+            _top(s, k).sort(dim=1, descending=True).values, x)),
                 en="the patches come out last first: image order is ascending patch numbers, `idx.sort(dim=1).values` (the default, not `descending=True`).",
                 zh="图像块的顺序是倒过来的：图像顺序是图像块编号升序，即 `idx.sort(dim=1).values`（默认升序，不要 `descending=True`）。"),
         Mistake("sort_dim0", lambda x, s, k: x.gather(1, expanded(
-            _top(s, k).sort(dim=0).values, x.shape[2])),
+            _top(s, k).sort(dim=0).values, x)),
                 en="`sort(dim=0)` sorts each column across images and mixes their indices; sort each image's row: `idx.sort(dim=1)`.",
                 zh="`sort(dim=0)` 是跨图像对每一列排序，会把不同图像的索引混在一起；应对每张图像自己的一行排序：`idx.sort(dim=1)`。"),
     ],
@@ -123,9 +123,9 @@ def _mae(x, noise, keep, restore=lambda ids_shuffle: ids_shuffle.argsort(dim=1))
     (the mistakes pass another restore, or ``None`` for none)."""
     B, N, D = x.shape
     ids_shuffle = noise.argsort(dim=1)
-    kept = x.gather(1, expanded(ids_shuffle[:, :keep], D))
+    kept = x.gather(1, expanded(ids_shuffle[:, :keep], x))
     full = torch.cat([kept, x.new_zeros(B, N - keep, D)], dim=1)  # shuffled order
-    return full if restore is None else full.gather(1, expanded(restore(ids_shuffle), D))
+    return full if restore is None else full.gather(1, expanded(restore(ids_shuffle), x))
 
 
 def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.Tensor:
@@ -146,7 +146,7 @@ MASK_AND_RESTORE = Exercise(mask_and_restore,
     wrong=_cut_graph(mask_and_restore),
     right=[
         lambda x, noise, keep: x * (noise.argsort(dim=1).argsort(dim=1) < keep)[:, :, None],
-        lambda x, n, keep: torch.zeros_like(x).scatter(1, expanded(n.argsort(1)[:, :keep], x.shape[2]), torch.take_along_dim(x, n.argsort(1)[:, :keep, None], dim=1)),
+        lambda x, n, keep: torch.zeros_like(x).scatter(1, expanded(n.argsort(1)[:, :keep], x), torch.take_along_dim(x, n.argsort(1)[:, :keep, None], dim=1)),
         lambda x, n, keep: x * (n <= n.kthvalue(keep, 1, keepdim=True).values)[..., None],
     ],
     mistakes=[
@@ -170,7 +170,7 @@ MASK_AND_RESTORE = Exercise(mask_and_restore,
 def _evit(x, attn, k, *, cls_attn=lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=True, keep_cls=True):
     """EViT's selection; the mistakes change one step (which attention, where to gather, the cls)."""
     idx = cls_attn(attn).topk(k, dim=1).indices  # (B, k), patch tokens counted from 0
-    others = (x[:, 1:] if skip_cls else x).gather(1, expanded(idx, x.shape[2]))
+    others = (x[:, 1:] if skip_cls else x).gather(1, expanded(idx, x))
     return torch.cat([x[:, :1], others], dim=1) if keep_cls else others
 
 
@@ -192,7 +192,7 @@ def _evit_case(B: int, N: int, D: int, H: int, k: int, seed: int):
 
 def _cls_plus_one(x, attn, k):
     idx = attn[:, :, 0, 1:].mean(dim=1).topk(k, dim=1).indices + 1
-    return x.gather(1, expanded(torch.cat([idx.new_zeros(x.shape[0], 1), idx], dim=1), x.shape[2]))
+    return x.gather(1, expanded(torch.cat([idx.new_zeros(x.shape[0], 1), idx], dim=1), x))
 
 
 KEEP_BY_CLS_ATTENTION = Exercise(keep_by_cls_attention,

@@ -143,10 +143,10 @@ RECENTER = Exercise(recenter,
         lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x.shape[1]), x, "mean"),
+        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x), x, "mean"),
                 en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
                 zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
-        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x.shape[1]), x, "mean", include_self=False),
+        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False),
                 en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
                 zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
         Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x),
@@ -155,7 +155,7 @@ RECENTER = Exercise(recenter,
     ],
     wrong=[
         Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
-            torch.zeros_like(c).scatter_reduce(0, expanded(a, x.shape[1]), x, "mean", include_self=False)),
+            torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False)),
             why="a mean of exactly 0 taken for an empty cluster"),
     ],
 )
@@ -165,7 +165,7 @@ RECENTER = Exercise(recenter,
 def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor:
     """Undo ``shuffled = x.gather(1, ids_shuffle[..., None].expand(-1, -1, D))``: (B, N, D), with
     ids_shuffle (B, N) int64, each row a permutation of 0..N-1. Returns x."""
-    idx = expanded(ids_shuffle, shuffled.shape[-1])
+    idx = expanded(ids_shuffle, shuffled)
     return torch.zeros_like(shuffled).scatter(1, idx, shuffled)
 
 
@@ -181,22 +181,22 @@ UNSHUFFLE = Exercise(unshuffle,
         floats(g, B, N, D), perms(g, B, N))),
     seed=504,
     right=[
-        lambda s, ids: s.gather(1, expanded(ids.argsort(1), s.shape[-1])),
+        lambda s, ids: s.gather(1, expanded(ids.argsort(1), s)),
         lambda s, ids: torch.take_along_dim(s, ids.argsort(1)[..., None], dim=1),
         lambda s, ids: torch.zeros_like(s).index_put_((torch.arange(s.shape[0])[:, None], ids), s),
     ],
     wrong=[
-        Wrong(lambda s, ids: torch.zeros_like(s).scatter(1, expanded(ids.argsort(1), s.shape[-1]), s),
+        Wrong(lambda s, ids: torch.zeros_like(s).scatter(1, expanded(ids.argsort(1), s), s),
               "shuffle_again", why="scatter with the inverse is gather with the shuffle"),
     ],
     mistakes=[
-        Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s.shape[-1])),
+        Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s)),
                 en="gathering with ids_shuffle shuffles a second time. Either scatter with ids_shuffle (send every token back where it came from) or gather with ids_shuffle.argsort(dim=1).",
                 zh="用 ids_shuffle 做 gather 等于再打乱一次。要么用 ids_shuffle 做 scatter（把每个词元送回原处），要么用 ids_shuffle.argsort(dim=1) 做 gather。"),
         Mistake("no_expand", lambda s, ids: torch.zeros_like(s).scatter(1, ids.unsqueeze(-1), s),
                 en="an index of shape (B, N, 1) is smaller than the tokens, so scatter writes only feature 0 of each: expand it to (B, N, D).",
                 zh="形状为 (B, N, 1) 的索引比词元小，scatter 只会写入每个词元的第 0 个特征：把它 expand 成 (B, N, D)。"),
-        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, expanded(ids, s.shape[-1]), s),
+        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, expanded(ids, s), s),
                 en="along dim=0 the permutation moves tokens between batch items; it permutes positions within each item: dim=1.",
                 zh="沿 dim=0 时，置换会在批次的不同样本之间移动词元；它应当在每个样本内部重排位置：用 dim=1。"),
     ],
@@ -207,7 +207,7 @@ UNSHUFFLE = Exercise(unshuffle,
 def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """Row ``keep[b][k]`` of item b of ``patches`` (B, N, D) replaced by ``kept[b][k]`` (B, K, D);
     keep: (B, K) int64, distinct in each row. Returns a new (B, N, D); patches is not modified."""
-    return patches.scatter(1, expanded(keep, patches.shape[-1]), kept)
+    return patches.scatter(1, expanded(keep, patches), kept)
 
 
 def _unprune_random(g: torch.Generator):
@@ -226,22 +226,22 @@ UNPRUNE = Exercise(unprune,
     ],
     random_case=_unprune_random, seed=505,
     right=[
-        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p.shape[-1]), k),
+        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p), k),
         lambda p, k, keep: p.index_put((torch.arange(p.shape[0])[:, None], keep), k),
         lambda p, k, keep: torch.stack([p[b].index_copy(0, keep[b], k[b]) for b in range(p.shape[0])]),
     ],
     wrong=[
-        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p.shape[-1]), k), "generic.mutated_input",
+        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p), k), "generic.mutated_input",
               "mutated_input", why="scatter_ writes into the caller's patches"),
     ],
     mistakes=[
         Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
                 en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
                 zh="形状为 (B, K, 1) 的索引只写入每个图像块的第 0 个特征：把它 expand 成 (B, K, D)。"),
-        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p.shape[-1]), k),
+        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p), k),
                 en="the patches that were not kept must keep their values: scatter into (a copy of) patches, not into zeros.",
                 zh="没有被保留的图像块必须保留原值：应 scatter 进 patches（的副本），而不是全零张量。"),
-        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p.shape[-1]), k),
+        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p), k),
                 en="along dim=2 the index picks a feature, not a patch: the patch number is along dim=1.",
                 zh="沿 dim=2 时索引选的是特征而不是图像块：图像块的编号在 dim=1 上。"),
     ],
@@ -307,7 +307,7 @@ GATHER_BWD = Exercise(gather_bwd,
 def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
     """``out[s][d]``: the largest ``x[i][d]`` (x: (N, D)) over the rows with ``seg[i] == s``, 0.0 for
     a segment without rows; seg: (N,) int64 in [0, n). Returns (n, D). The stub omits include_self."""
-    return x.new_zeros(n, x.shape[1]).scatter_reduce(0, _rows(seg, x), x, "amax", include_self=False)
+    return x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(seg, x), x, "amax", include_self=False)
 
 
 SEGMENT_MAX = Exercise(segment_max,
@@ -324,16 +324,16 @@ SEGMENT_MAX = Exercise(segment_max,
     right=[
         lambda x, s, n: torch.stack([x[s == k].amax(0) if (s == k).any() else x.new_zeros(x.shape[1]) for k in range(n)]),
         lambda x, s, n: x.new_zeros(n, x.shape[1]).index_reduce_(0, s, x, "amax", include_self=False),
-        lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x.shape[1]), x, "amax").nan_to_num(neginf=0.0),
+        lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x), x, "amax").nan_to_num(neginf=0.0),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(s, x.shape[1]), x, "amax"),
+        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(s, x), x, "amax"),
                 en="where a segment's values in a column are all negative, it came out 0: with the default `include_self=True` the canvas's 0 takes part in the max. Pass `include_self=False`; a segment without rows then keeps the canvas's 0.",
                 zh="某一段在某一列上全为负值时，结果成了 0：默认的 `include_self=True` 让画布上的 0 也参与了取最大值。传入 `include_self=False`；没有任何行的段则保留画布上的 0。"),
-        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x.shape[1]), x, "amax"),
+        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x), x, "amax"),
                 en="a segment without rows came out -inf, your canvas's value: start from zeros with `include_self=False` (or replace the -inf afterwards).",
                 zh="没有任何行的段结果是 -inf，也就是画布的初值：从全零开始并传入 `include_self=False`（或者事后把 -inf 换成 0）。"),
-        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, expanded(s, x.shape[1]), x),
+        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, expanded(s, x), x),
                 en="each segment holds one of its rows, not their max: `scatter` keeps one arbitrary value per position; `scatter_reduce(..., \"amax\", include_self=False)` combines them.",
                 zh="每段只留下了其中一行，而不是最大值：`scatter` 在每个位置只保留任意一个值；`scatter_reduce(..., \"amax\", include_self=False)` 才会把它们合起来。"),
         Mistake("no_expand", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, s[:, None], x, "amax", include_self=False),
