@@ -6,7 +6,6 @@
 
 Each module named in :data:`CHAPTERS` declares ``EXERCISES``, a list of :class:`Exercise` that
 hold their reference, cases, right and planted wrong answers and words (API.md says how).
-Other pages (the puzzles) follow the checks with :func:`progress` and :func:`on_result`.
 """
 from __future__ import annotations
 
@@ -25,15 +24,13 @@ from gatherbook.runtime import LANGUAGES, resolve
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "Rule", "Wrong", "check", "figure", "get",
-           "names", "on_result", "progress", "run_check", "title"]
+__all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "Rule", "Wrong", "check", "figure",
+           "get", "names", "run_check", "title"]
 
 #: The chapters' exercise modules, in book order: a new chapter appends its module's name.
 CHAPTERS = ("ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "puzzles")
 
 _REGISTRY: dict[str, Exercise] = {}
-_PROGRESS: dict[str, CheckResult] = {}
-_LISTENERS: list[Callable[[CheckResult], None]] = []
 
 
 def _validate(chapter: str, module: Any) -> None:
@@ -109,19 +106,6 @@ def hint(result: CheckResult, lang: str) -> str | None:
 def _rule_text(ex: Exercise, result: CheckResult, lang: str) -> str | None:
     rule = next((r for r in ex.rules if r.key == result.facts.get("rule")), None)
     return getattr(rule, lang).format(**result.facts) if rule and result.kind == "rule" else None
-
-
-def progress() -> dict[str, str]:
-    """What this session has checked so far: exercise name -> status of its latest check
-    (``"passed"``, ``"failed"``, ``"raised"``, ``"not_attempted"``, ``"timeout"``)."""
-    return {name: r.status for name, r in _PROGRESS.items()}
-
-
-def on_result(callback: Callable[[CheckResult], None]) -> Callable[[CheckResult], None]:
-    """Call ``callback(result)`` after every :func:`check` (e.g. a puzzle page's score); returns it,
-    so it can be used as a decorator."""
-    _LISTENERS.append(callback)
-    return callback
 
 
 def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> CheckResult:
@@ -214,9 +198,6 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
     Introduced in Chapter 1.
     """
     result = run_check(name, fn, lang=lang)
-    _PROGRESS[result.name] = result
-    for listener in _LISTENERS:
-        listener(result)
     print(_messages.fit(result.message))  # lines fit the page's code column (88 columns)
     fig = figure(result)
     if fig is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import inspect
 import io
 import signal
 import threading
@@ -77,10 +78,10 @@ class Rule:
 class Exercise:
     """One exercise: everything about it in one declaration (API.md explains every field)."""
 
-    name: str                          # "chN.snake_case", what readers pass to check
-    args: tuple[str, ...]              # the positional arguments' names, in order
     reference: Callable[..., Any]      # the solution (creates tensors on its inputs' device)
     edge_cases: Sequence[Case]         # hand-written, small, checked first
+    name: str = ""                     # what readers pass to check; default "chN." + reference's
+    args: tuple[str, ...] = ()         # the arguments' names, in order; default: reference's
     random_case: Callable[[torch.Generator], Case] | None = None  # one case from a CPU generator
     n_random: int = 8
     seed: int = 0
@@ -92,7 +93,6 @@ class Exercise:
     title: Mapping[str, str] = field(default_factory=dict)  # {"en": ..., "zh": ...}
     right: Sequence[Callable[..., Any]] = ()  # answers written other ways: must pass
     wrong: Sequence[Wrong] = ()        # more planted wrong answers
-    more_cases: Callable[[], Sequence[Case]] | None = None  # cases from another generator
     grad_args: tuple[str, ...] | None = None  # the inputs grad="same" compares (default: all floats)
     rules: Sequence[Rule] = ()
     time_limit: float = 30.0           # seconds for the whole check
@@ -100,14 +100,19 @@ class Exercise:
     bug: str | None = None             # find-the-bug: the Mistake that the notebook's stub is
 
     def __post_init__(self) -> None:
+        if not self.name:  # the chapter's module ("ch1") and the reference's own name
+            chapter = self.reference.__module__.rsplit(".", 1)[-1]
+            object.__setattr__(self, "name", f"{chapter}.{self.reference.__name__}")
+        if not self.args:
+            object.__setattr__(self, "args", tuple(inspect.signature(self.reference).parameters))
         if self.grad not in (None, "same", "none"):
             raise ValueError(f"{self.name}: grad={self.grad!r}; expected None, 'same' or 'none'")
 
     def cases(self) -> list[Case]:
-        """The edge cases, ``n_random`` seeded random ones, then ``more_cases()`` (same on every call)."""
+        """The edge cases, then ``n_random`` seeded random ones (the same on every call)."""
         g = torch.Generator(device="cpu").manual_seed(self.seed)
         drawn = [self.random_case(g) for _ in range(self.n_random)] if self.random_case else []
-        return list(self.edge_cases) + drawn + (list(self.more_cases()) if self.more_cases else [])
+        return list(self.edge_cases) + drawn
 
     def mistake(self, key: str) -> Mistake:
         """The :class:`Mistake` called ``key``."""
@@ -207,9 +212,10 @@ def _copy(case: Case) -> list:
 
 
 def _plain(out: Any) -> Any:
-    """A tensor output detached, dense and on the CPU (for comparing); anything else as it is."""
+    """A tensor output as a copy of its own (a ``.grad`` returned twice is one tensor, changed in
+    place), detached, dense and on the CPU, for comparing; anything else as it is."""
     if isinstance(out, torch.Tensor):
-        out = out.detach().cpu()
+        out = out.detach().cpu().clone()
         if out.layout != torch.strided:  # sparse: compare its values
             out = out.to_dense()
     return out
@@ -235,11 +241,6 @@ def _fresh_state() -> None:
     """The state every call starts from, whatever an earlier answer or the session left."""
     torch.set_grad_enabled(True)
     torch.set_default_dtype(torch.float32)
-
-
-def _cloned(o: _Outcome) -> _Outcome:
-    """``o`` with its own copy of the output (a ``.grad`` returned twice is one tensor, changed in place)."""
-    return replace(o, out=o.out.clone()) if isinstance(o.out, torch.Tensor) else o
 
 
 def _call(fn: Callable[..., Any], case: Case, names: Sequence[str], grad: str | None = None,
@@ -625,7 +626,7 @@ class _Run:
                 return failed
         for self.k in range(1, min(3, self.n) + 1):  # called twice on the same inputs: the same answer
             args = _copy(self.cases[self.k - 1])
-            first, second = (_cloned(_call(lambda *_: fn(*args), (), ())) for _ in range(2))  # fn(*args) twice
+            first, second = (_call(lambda *_: fn(*args), (), ()) for _ in range(2))  # fn(*args) twice
             if not _same(second.out, first.out, ex.rtol, ex.atol):
                 return self.failure(self.k, first.out, second, "second_call", {})
         self.k = 1

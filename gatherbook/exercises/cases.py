@@ -125,11 +125,6 @@ def distinct_rows(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
     return (perms(g, rows, n) - n // 2).float() / 10
 
 
-def seeded(make, *sizes, seed: int):
-    """``make(g, *sizes)`` with a fresh generator seeded ``seed`` (a fixed case of given sizes)."""
-    return make(rng(seed), *sizes)
-
-
 def logp(logits: torch.Tensor) -> torch.Tensor:
     """``logits.log_softmax(-1)``: the log-probabilities the chapters' answers pick from."""
     return logits.log_softmax(-1)
@@ -140,27 +135,30 @@ def pick(x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     return x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
 
 
-def expanded(idx: torch.Tensor, d: int) -> torch.Tensor:
-    """(B, K) -> (B, K, d): each position repeated for every feature."""
-    return idx.unsqueeze(-1).expand(-1, -1, d)
+def expanded(idx: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """``idx`` repeated for every feature of ``like`` (its last dim, D): (B, K) -> (B, K, D),
+    (N,) -> (N, D)."""
+    return idx.unsqueeze(-1).expand(*idx.shape, like.shape[-1])
+
+
+def row_ids(x: torch.Tensor) -> torch.Tensor:
+    """``arange(B)[:, None]`` on ``x``'s device: row b's own number, to index ``x[row_ids(x),
+    idx]`` (row b with its own ``idx[b]``, the advanced-indexing form of a gather along dim 1)."""
+    return torch.arange(x.shape[0], device=x.device)[:, None]
 
 
 def shuffled(x: torch.Tensor, perm: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """``(x`` shuffled by ``perm`` along dim 1, ``perm)``: an unshuffle exercise's case."""
-    index = perm if x.ndim == 2 else expanded(perm, x.shape[-1])
+    index = perm if x.ndim == 2 else expanded(perm, x)
     return x.gather(1, index), perm
 
 
-def case_builders(inputs, lo: int, hi: int):
-    """``(random_case, fixed_case)`` for an exercise whose inputs depend on two sizes.
+def from_sizes(*ranges: tuple[int, int], inputs):
+    """A ``random_case(g)``: two different sizes in ``ranges[0]`` (a wrong dim cannot
+    pass), one size in each further ``(lo, hi)``, then the case ``inputs(g, *sizes)``."""
+    (lo, hi), *more = ranges
 
-    ``inputs(g, a, b)`` makes the inputs from a generator; ``random_case(g)`` draws two different
-    sizes in ``[lo, hi]`` first, ``fixed_case(a, b, seed)`` uses the given sizes and its own seed.
-    """
     def random_case(g: torch.Generator):
-        return inputs(g, *distinct(g, lo, hi))
+        return inputs(g, *distinct(g, lo, hi), *(between(g, a, c) for a, c in more))
 
-    def fixed_case(a: int, c: int, seed: int):
-        return inputs(rng(seed), a, c)
-
-    return random_case, fixed_case
+    return random_case

@@ -8,30 +8,21 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from gatherbook.exercises._checker import Exercise, Mistake, Rule, Wrong
-from gatherbook.exercises.cases import between, coded, distinct, floats, ints, negative, perms, t, values
+from gatherbook.exercises.cases import (F32, between, coded, distinct, floats,
+                                        from_sizes, ints, negative, perms, row_ids,
+                                        shuffled, t, values)
 from gatherbook.puzzles._guard import op_name
 
-F64 = torch.float64
 
-
-def _rows(x: torch.Tensor) -> torch.Tensor:  # arange(B)[:, None]: each row's own number
-    return torch.arange(x.shape[0], device=x.device)[:, None]
-
-
-# --------------------------------------------------------------------------------------------
 # 1. K elements per row: the rule itself
-
 def pick_k_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     """``out[i][k] = x[i][idx[i][k]]``. x: (B, N); idx: (B, K) int64 in [0, N), repeats allowed,
     K may exceed N. Returns (B, K), with x's dtype."""
     return x.gather(1, idx)
 
 
-PICK_K_PER_ROW = Exercise(
-    name="ch1.pick_k_per_row",
+PICK_K_PER_ROW = Exercise(pick_k_per_row,
     title={"en": "Pick K elements per row", "zh": "每行取 K 个元素"},
-    args=("x", "idx"),
-    reference=pick_k_per_row,
     edge_cases=[
         (coded(3, 5), t([[2, 0], [1, 1], [0, 2]])),
         (coded(4, 3), t([[2], [0], [1], [2]])),               # K == 1
@@ -39,8 +30,8 @@ PICK_K_PER_ROW = Exercise(
         (coded(2, 3), t([[0, 2, 1, 2, 0], [1, 1, 1, 0, 2]])),  # K > N
         (negative(2, 6), t([[3, 1], [0, 2]])),                 # float, < 0
     ],
-    random_case=lambda g: (lambda B, N, K: (values(g, B, N), ints(g, N, B, K)))(*distinct(g, 1, 6),
-                                                                               between(g, 1, 6)),
+    random_case=from_sizes((1, 6), (1, 6), inputs=lambda g, B, N, K: (
+        values(g, B, N), ints(g, N, B, K))),
     seed=103,
     mistakes=[
         Mistake("wrong_dim", lambda x, idx: x.gather(0, idx),
@@ -61,7 +52,7 @@ PICK_K_PER_ROW = Exercise(
                 zh="`x[:, idx]` 让每一行都与所有行的索引组合，得到 (B, B, K)；`x.gather(1, idx)` 只让第 i 行与 idx[i] 组合。"),
     ],
     right=[
-        lambda x, idx: x[_rows(x), idx],
+        lambda x, idx: x[row_ids(x), idx],
         lambda x, idx: torch.take_along_dim(x, idx, dim=1),
         lambda x, idx: torch.stack([x[i][idx[i]] for i in range(x.shape[0])]),
     ],
@@ -71,19 +62,14 @@ PICK_K_PER_ROW = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 2. one element per column: dim=0, and where the index's extra axis goes
-
 def pick_per_column(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     """``out[j] = x[idx[j], j]``. x: (N, M); idx: (M,) int64 in [0, N). Returns (M,), x's dtype."""
     return x.gather(0, idx.unsqueeze(0)).squeeze(0)
 
 
-PICK_PER_COLUMN = Exercise(
-    name="ch1.pick_per_column",
+PICK_PER_COLUMN = Exercise(pick_per_column,
     title={"en": "Pick one element per column", "zh": "每列取一个元素"},
-    args=("x", "idx"),
-    reference=pick_per_column,
     edge_cases=[
         (coded(4, 3), t([2, 0, 1])),
         (coded(3, 1), t([2])),                   # M == 1
@@ -91,7 +77,8 @@ PICK_PER_COLUMN = Exercise(
         (coded(1, 4), t([0, 0, 0, 0])),          # N == 1
         (negative(5, 3), t([1, 0, 2])),          # float, < 0
     ],
-    random_case=lambda g: (lambda N, M: (values(g, N, M), ints(g, N, M)))(*distinct(g, 1, 7)),
+    random_case=from_sizes((1, 7), inputs=lambda g, N, M: (
+        values(g, N, M), ints(g, N, M))),
     seed=102,
     mistakes=[
         Mistake("wrong_dim", lambda x, idx: x.gather(1, idx.unsqueeze(0)).squeeze(0),
@@ -122,29 +109,25 @@ PICK_PER_COLUMN = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 3. find the bug: one element per row (the notebook's stub reads row 0 for every entry)
-
 def pick_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     """``out[i] = x[i, idx[i]]``. x: (B, N); idx: (B,) int64 in [0, N). Returns (B,), x's dtype."""
     return x.gather(1, idx.unsqueeze(1)).squeeze(1)
 
 
-PICK_PER_ROW = Exercise(
-    name="ch1.pick_per_row",
+PICK_PER_ROW = Exercise(pick_per_row,
     bug="row_zero",  # the stub is this mistake
     title={"en": "Find the bug: one element per row", "zh": "找出错误：每行取一个元素"},
-    args=("x", "idx"),
-    reference=pick_per_row,
     edge_cases=[
         (coded(3, 5), t([2, 0, 1])),
         (coded(1, 4), t([3])),                   # B == 1: the buggy stub passes this one
         (coded(5, 3), t([2, 2, 0, 1, 2])),       # B > N, repeated indices
         (coded(4, 1), t([0, 0, 0, 0])),          # N == 1
         (negative(3, 6), t([1, 0, 2])),          # float, < 0
-        (negative(2, 3, dtype=F64) / 3, t([2, 0])),  # float64: the dtype is kept
+        (negative(2, 3, dtype=torch.float64) / 3, t([2, 0])),  # the dtype is kept
     ],
-    random_case=lambda g: (lambda B, N: (values(g, B, N), ints(g, N, B)))(*distinct(g, 1, 7)),
+    random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
+        values(g, B, N), ints(g, N, B))),
     seed=101,
     mistakes=[
         Mistake("forgot_squeeze", lambda x, idx: x.gather(1, idx.unsqueeze(1)),
@@ -182,20 +165,15 @@ PICK_PER_ROW = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 4. 3D along dim=1: one time step per (sequence, feature)
-
 def pick_step_per_feature(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
     """``out[b][d] = x[b][steps[b][d]][d]``. x: (B, T, D); steps: (B, D) int64 in [0, T).
     Returns (B, D), with x's dtype."""
     return x.gather(1, steps.unsqueeze(1)).squeeze(1)
 
 
-PICK_STEP_PER_FEATURE = Exercise(
-    name="ch1.pick_step_per_feature",
+PICK_STEP_PER_FEATURE = Exercise(pick_step_per_feature,
     title={"en": "One time step per feature, in 3D", "zh": "三维：每个特征取一个时间步"},
-    args=("x", "steps"),
-    reference=pick_step_per_feature,
     edge_cases=[
         (coded(2, 4, 3), t([[3, 0, 1], [2, 2, 0]])),
         (coded(1, 3, 4), t([[2, 0, 1, 2]])),                 # B == 1
@@ -203,8 +181,8 @@ PICK_STEP_PER_FEATURE = Exercise(
         (coded(2, 1, 3), t([[0, 0, 0], [0, 0, 0]])),         # T == 1
         (negative(2, 5, 2), t([[4, 1], [0, 3]])),            # float, < 0
     ],
-    random_case=lambda g: (lambda B, T, D: (values(g, B, T, D), ints(g, T, B, D)))(*distinct(g, 1, 5),
-                                                                                 between(g, 1, 5)),
+    random_case=from_sizes((1, 5), (1, 5), inputs=lambda g, B, T, D: (
+        values(g, B, T, D), ints(g, T, B, D))),
     seed=107,
     mistakes=[
         Mistake("feature_zero", lambda x, s: x.gather(1, s.unsqueeze(-1)).squeeze(-1),
@@ -227,7 +205,7 @@ PICK_STEP_PER_FEATURE = Exercise(
     ],
     right=[
         lambda x, s: x.transpose(1, 2).gather(2, s.unsqueeze(-1)).squeeze(-1),
-        lambda x, s: x[_rows(x), s, torch.arange(x.shape[2], device=x.device)],
+        lambda x, s: x[row_ids(x), s, torch.arange(x.shape[2], device=x.device)],
         lambda x, s: torch.take_along_dim(x, s[:, None], dim=1)[:, 0],
     ],
     wrong=[
@@ -236,31 +214,23 @@ PICK_STEP_PER_FEATURE = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 5. undo a shuffle (the inverse permutation, as MAE's ids_restore)
-
 def unshuffle(shuffled: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
     """Undo ``shuffled = x.gather(1, perm)``: return x. shuffled: (B, N) float; perm: (B, N)
     int64, each row a permutation of 0..N-1. Returns (B, N) float."""
     return shuffled.gather(1, perm.argsort(dim=1))
 
 
-def _shuffled(x: torch.Tensor, perm: torch.Tensor):
-    return x.gather(1, perm), perm
-
-
-UNSHUFFLE = Exercise(
-    name="ch1.unshuffle",
+UNSHUFFLE = Exercise(unshuffle,
     title={"en": "Undo a shuffle", "zh": "还原打乱的顺序"},
-    args=("shuffled", "perm"),
-    reference=unshuffle,
     edge_cases=[
-        _shuffled(coded(2, 5, dtype=torch.float32), t([[2, 0, 3, 4, 1], [4, 3, 0, 1, 2]])),
-        _shuffled(coded(1, 4, dtype=torch.float32), t([[1, 2, 3, 0]])),                 # B == 1
-        _shuffled(coded(4, 3, dtype=torch.float32), t([[1, 2, 0], [2, 0, 1], [0, 1, 2], [2, 1, 0]])),
-        _shuffled(coded(3, 1, dtype=torch.float32), t([[0], [0], [0]])),                # N == 1
+        shuffled(coded(2, 5, dtype=F32), t([[2, 0, 3, 4, 1], [4, 3, 0, 1, 2]])),
+        shuffled(coded(1, 4, dtype=F32), t([[1, 2, 3, 0]])),                 # B == 1
+        shuffled(coded(4, 3, dtype=F32), t([[1, 2, 0], [2, 0, 1], [0, 1, 2], [2, 1, 0]])),
+        shuffled(coded(3, 1, dtype=F32), t([[0], [0], [0]])),                # N == 1
     ],
-    random_case=lambda g: (lambda B, N: _shuffled(floats(g, B, N), perms(g, B, N)))(*distinct(g, 1, 7)),
+    random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
+        shuffled(floats(g, B, N), perms(g, B, N)))),
     seed=106,
     mistakes=[
         Mistake("perm_again", lambda s, p: s.gather(1, p),
@@ -288,9 +258,7 @@ UNSHUFFLE = Exercise(
 )
 
 
-# --------------------------------------------------------------------------------------------
 # 6. gather without gather: arange grids and advanced indexing
-
 def gather_by_indexing(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
     """``torch.gather(input, dim, index)`` without gather or take_along_dim, for any dims and any
     dim (negative too), valid indices. Returns a tensor of index's shape, with input's dtype."""
@@ -352,11 +320,8 @@ def _no_gather(fn, case):
     return {"op": used[0]} if used else None
 
 
-GATHER_BY_INDEXING = Exercise(
-    name="ch1.gather_by_indexing",
+GATHER_BY_INDEXING = Exercise(gather_by_indexing,
     title={"en": "Write gather without gather", "zh": "不用 gather 写出 gather"},
-    args=("input", "dim", "index"),
-    reference=gather_by_indexing,
     edge_cases=[
         (coded(3, 4), 1, t([[3, 0], [1, 1], [2, 0]])),
         (coded(3, 4), 0, t([[2, 0, 1, 2], [0, 0, 2, 1]])),
@@ -366,8 +331,7 @@ GATHER_BY_INDEXING = Exercise(
         (coded(2, 3, 4), 1, t([[[2, 2, 2], [0, 1, 2]], [[1, 0, 0], [2, 0, 2]]])),
         (negative(2, 3, 4), -1, t([[[3], [0], [2]], [[1], [1], [0]]])),         # dim=-1, float
     ],
-    random_case=_gather_random,
-    seed=108,
+    random_case=_gather_random, seed=108,
     mistakes=[
         Mistake("grid_of_input", lambda i, d, x: i[tuple(_aranges(i.shape, i.device, d, x))],
                 en="the grids follow the input's shape; gather visits the positions of the index, so "

@@ -8,15 +8,15 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises import cases
-from gatherbook.logprobs import token_logprobs
 from gatherbook.exercises._checker import Exercise, Mistake
-from gatherbook.exercises.cases import (ATOL, PAD, between, case_builders, distinct, ints, log_probs, logp,
-                                        padded_labels, pick, rng, t, with_value)
+from gatherbook.exercises.cases import (ATOL, PAD, between, distinct, from_sizes, ints,
+                                        log_probs, logits, logp, padded_labels, pick,
+                                        rng, t, with_value)
+from gatherbook.logprobs import token_logprobs
 
 
 def _logits(seed: int, *shape: int) -> torch.Tensor:
-    return cases.logits(rng(seed), *shape)
+    return logits(rng(seed), *shape)
 
 
 def _underflow(case: tuple, b: int, t: int) -> tuple:
@@ -41,7 +41,6 @@ _BARE_SQUEEZE = dict(
 
 
 # 1. the PPO / GRPO importance ratio
-
 def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:
     """The per-token ratio ``pi_new / pi_old`` from log-probs: ``exp(new_logp - old_logp)``.
 
@@ -50,24 +49,21 @@ def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Te
     return torch.exp(new_logp - old_logp)
 
 
-_ratio_random, _ratio_fixed = case_builders(lambda g, B, T: (log_probs(g, B, T), log_probs(g, B, T)), 1, 7)
+def _ratio(g: torch.Generator, B: int, T: int) -> tuple:  # new and old log-probs, (B, T)
+    return log_probs(g, B, T), log_probs(g, B, T)
 
-IMPORTANCE_RATIO = Exercise(
-    name="ch2.importance_ratio",
+
+IMPORTANCE_RATIO = Exercise(importance_ratio,
     title={"en": "The PPO/GRPO importance ratio", "zh": "PPO/GRPO 的重要性比率"},
-    args=("new_logp", "old_logp"),
-    reference=importance_ratio,
     edge_cases=[
         (torch.tensor([[-0.5, -1.2, -2.0]]), torch.tensor([[-0.5, -1.0, -3.0]])),   # B == 1; equal -> 1
-        _ratio_fixed(2, 4, 41),
-        _ratio_fixed(4, 1, 42),
-        _ratio_fixed(3, 5, 43),
+        _ratio(rng(41), 2, 4),
+        _ratio(rng(42), 4, 1),
+        _ratio(rng(43), 3, 5),
         (torch.tensor([[-150.0, -0.5], [-120.0, -3.0]]),       # probabilities that underflow to 0
          torch.tensor([[-151.0, -0.5], [-119.5, -2.0]])),      # in float32: exp(new) / exp(old) is 0 / 0
     ],
-    random_case=_ratio_random,
-    seed=205,
-    grad="same",
+    random_case=from_sizes((1, 7), inputs=_ratio), seed=205, grad="same",
     right=[
         lambda new, old: (new - old).exp(),
         lambda new, old: torch.exp(-(old - new)),
@@ -93,7 +89,6 @@ IMPORTANCE_RATIO = Exercise(
 
 
 # 2. the log-probs of K candidate tokens per position
-
 def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
     """The log-probabilities of K candidate tokens at every position.
 
@@ -103,17 +98,8 @@ def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.
     return logits.log_softmax(-1).gather(-1, candidates)
 
 
-def _candidate_random(g: torch.Generator):
-    B, L = distinct(g, 1, 5)
-    V = between(g, 2, 8)
-    return cases.logits(g, B, L, V), ints(g, V, B, L, between(g, 1, V))
-
-
-CANDIDATE_LOGPROBS = Exercise(
-    name="ch2.candidate_logprobs",
+CANDIDATE_LOGPROBS = Exercise(candidate_logprobs,
     title={"en": "Log-probabilities of K candidate tokens", "zh": "K 个候选词元的对数概率"},
-    args=("logits", "candidates"),
-    reference=candidate_logprobs,
     edge_cases=[
         (_logits(1, 2, 3, 5), t([[[4, 0], [1, 1], [2, 3]], [[0, 4], [3, 2], [1, 0]]])),  # B > 1, K == 2
         (_logits(2, 1, 4, 6), t([[[0, 5, 2], [1, 1, 3], [4, 0, 2], [5, 3, 1]]])),       # B == 1, K == 3
@@ -122,10 +108,9 @@ CANDIDATE_LOGPROBS = Exercise(
          t([[[0, 1], [3, 2]], [[1, 1], [2, 0]]])),                                      # ... and is read
         (_logits(5, 3, 1, 5), t([[[1, 2]], [[0, 0]], [[3, 2]]])),      # L == 1, B > 1; ids < V - 1
     ],
-    random_case=_candidate_random,
-    seed=201,
-    grad="same",
-    atol=ATOL,
+    random_case=from_sizes((1, 5), (2, 8), inputs=lambda g, B, L, V: (
+        logits(g, B, L, V), ints(g, V, B, L, between(g, 1, V)))),
+    seed=201, grad="same", atol=ATOL,
     right=[
         lambda x, c: torch.take_along_dim(x.log_softmax(-1), c, dim=-1),
         lambda x, c: x.gather(-1, c) - x.logsumexp(-1, keepdim=True),
@@ -149,7 +134,6 @@ CANDIDATE_LOGPROBS = Exercise(
 
 
 # 3. next-token log-probs at a sampling temperature
-
 def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
     """Next-token log-probs under the distribution a sampler at ``temperature`` draws from.
 
@@ -159,31 +143,21 @@ def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: floa
     return pick(logp(logits[:, :-1] / temperature), ids[:, 1:])
 
 
-def _tempered_random(g: torch.Generator):
-    B, L = distinct(g, 2, 6)
-    V = between(g, 2, 8)
-    return cases.logits(g, B, L, V), ints(g, V, B, L), (0.5, 0.7, 1.3, 2.0)[between(g, 0, 3)]
-
-
 def _tempered(seed: int, B: int, L: int, V: int, T: float) -> tuple:
     return _logits(seed, B, L, V), ints(rng(seed + 1), V, B, L), T
 
 
-TEMPERED_LOGPROBS = Exercise(
-    name="ch2.tempered_logprobs",
+TEMPERED_LOGPROBS = Exercise(tempered_logprobs,
     title={"en": "Log-probs at the sampling temperature", "zh": "采样温度下的对数概率"},
-    args=("logits", "ids", "temperature"),
-    reference=tempered_logprobs,
     edge_cases=[
         _tempered(11, 2, 4, 5, 0.7),
         _tempered(13, 1, 5, 6, 1.5),      # B == 1
         _tempered(15, 3, 2, 4, 0.5),      # L == 2: one target per row
         _underflow(_tempered(17, 2, 3, 4, 1.0), 1, 2),  # T == 1 (the plain log-probs); a logit of -200
     ],
-    random_case=_tempered_random,
-    seed=202,
-    grad="same",
-    atol=ATOL,
+    random_case=from_sizes((2, 6), (2, 8), inputs=lambda g, B, L, V: (
+        logits(g, B, L, V), ints(g, V, B, L), (0.5, 0.7, 1.3, 2.0)[between(g, 0, 3)])),
+    seed=202, grad="same", atol=ATOL,
     right=[
         lambda x, ids, T: token_logprobs(x[:, :-1] / T, ids[:, 1:]),
         lambda x, ids, T: -F.cross_entropy((x[:, :-1] / T).transpose(1, 2), ids[:, 1:], reduction="none"),
@@ -211,7 +185,6 @@ TEMPERED_LOGPROBS = Exercise(
 
 
 # 4. find the bug: a sequence log-likelihood whose mask is off by one
-
 def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Log-likelihood of each sequence: the sum of its next-token log-probs, padding excluded.
 
@@ -235,14 +208,11 @@ def _sequence_random(g: torch.Generator):
     if B == L:
         B = B - 1 if B > 1 else B + 2
     V = between(g, 2, 9)
-    return cases.logits(g, B, L, V), padded_labels(g, V, B, L)
+    return logits(g, B, L, V), padded_labels(g, V, B, L)
 
 
-SEQUENCE_LOGPROB = Exercise(
-    name="ch2.sequence_logprob",
+SEQUENCE_LOGPROB = Exercise(sequence_logprob,
     title={"en": "Find the bug: a sequence log-likelihood with padding", "zh": "找出错误：带填充的序列对数似然"},
-    args=("logits", "labels"),
-    reference=sequence_logprob,
     bug="mask_not_shifted",
     edge_cases=[
         (_logits(22, 2, 5, 4), t([[1, 3, PAD, PAD, PAD], [0, 2, 2, 1, 3]])),     # B > 1 first
@@ -255,10 +225,7 @@ SEQUENCE_LOGPROB = Exercise(
         (with_value(_logits(27, 2, 4, 5), (0, 1, 0), float("-inf")),             # the dummy id 0 at a padded
          t([[4, 1, PAD, PAD], [0, 2, 2, 1]])),                                   # target has log-prob -inf
     ],
-    random_case=_sequence_random,
-    seed=203,
-    grad="same",
-    atol=ATOL,
+    random_case=_sequence_random, seed=203, grad="same", atol=ATOL,
     right=[
         lambda x, y: -F.cross_entropy(x[:, :-1].transpose(1, 2), y[:, 1:], ignore_index=PAD, reduction="none").sum(-1),
         lambda x, y: token_logprobs(x[:, :-1], y[:, 1:], ignore_index=PAD).sum(-1),
@@ -295,7 +262,6 @@ SEQUENCE_LOGPROB = Exercise(
 
 
 # 5. score only the completion
-
 def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
                        length: torch.Tensor) -> torch.Tensor:
     """Log-likelihood of the completion only: tokens at positions ``prompt_len[b] <= t < length[b]``.
@@ -331,14 +297,11 @@ def _completion_random(g: torch.Generator):
     if B == L:
         L += 1
     V, length = between(g, 2, 9), [between(g, 2, L) for _ in range(B)]
-    return _completion_case(cases.logits(g, B, L, V), [between(g, 1, n - 1) for n in length], length, g)
+    return _completion_case(logits(g, B, L, V), [between(g, 1, n - 1) for n in length], length, g)
 
 
-COMPLETION_LOGPROB = Exercise(
-    name="ch2.completion_logprob",
+COMPLETION_LOGPROB = Exercise(completion_logprob,
     title={"en": "Score only the completion", "zh": "只给补全部分打分"},
-    args=("logits", "ids", "prompt_len", "length"),
-    reference=completion_logprob,
     edge_cases=[
         _completion_case(_logits(32, 2, 7, 4), [3, 1], [5, 7]),           # B > 1 first
         _completion_case(_logits(31, 1, 6, 5), [2], [5]),                 # B == 1, one padding
@@ -347,10 +310,7 @@ COMPLETION_LOGPROB = Exercise(
         _completion_case(_logits(35, 3, 2, 4), [1, 1, 1], [2, 2, 2]),     # L == 2, B > 1
         _underflow(_completion_case(_logits(36, 2, 5, 4), [2, 1], [5, 4]), 0, 3),
     ],
-    random_case=_completion_random,
-    seed=204,
-    grad="same",
-    atol=ATOL,
+    random_case=_completion_random, seed=204, grad="same", atol=ATOL,
     right=[
         lambda x, ids, p, n: token_logprobs(x[:, :-1], ids[:, 1:].masked_fill(
             ~_SPAN(torch.arange(1, ids.shape[1], device=ids.device), p, n), PAD), ignore_index=PAD).sum(-1),
@@ -389,7 +349,6 @@ COMPLETION_LOGPROB = Exercise(
 
 
 # 6. chunked log-probs: gather minus logsumexp, four rows at a time
-
 def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     """``logits[n, ids[n]] - logsumexp(logits[n])``, 4 rows at a time (the temporaries of 4 rows).
 
@@ -405,13 +364,14 @@ def _by_4(per_chunk, stop=lambda N: N):
                                                             for s in range(0, stop(logits.shape[0]), 4)])
 
 
-_chunked_random, _chunked_fixed = case_builders(lambda g, N, V: (cases.logits(g, N, V), ints(g, V, N)), 1, 13)
+def _chunk_case(g: torch.Generator, N: int, V: int) -> tuple:
+    return logits(g, N, V), ints(g, V, N)
 
 
 def _chunked_large(N: int, V: int, seed: int):
     """Logits x30, each row scoring its smallest: ``exp`` overflows, the probability underflows."""
-    logits = _chunked_fixed(N, V, seed)[0] * 30
-    return logits, logits.argmin(-1)
+    x = _logits(seed, N, V) * 30
+    return x, x.argmin(-1)
 
 
 def _into_preallocated(logits, ids):
@@ -421,24 +381,18 @@ def _into_preallocated(logits, ids):
     return out
 
 
-CHUNKED_LOGPROBS = Exercise(
-    name="ch2.chunked_logprobs",
+CHUNKED_LOGPROBS = Exercise(chunked_logprobs,
     title={"en": "Log-probs four rows at a time, without log_softmax", "zh": "不用 log_softmax，每次处理四行的对数概率"},
-    args=("logits", "ids"),
-    reference=chunked_logprobs,
     edge_cases=[
-        _chunked_fixed(6, 4, 52),     # 6 rows: a full chunk and a partial one (N > 1 first)
-        _chunked_fixed(1, 5, 51),     # N == 1: a single, partial chunk
-        _chunked_fixed(8, 3, 53),     # two full chunks
-        _chunked_fixed(9, 7, 54),     # one row left over
-        _chunked_fixed(21, 6, 55),    # torch.chunk(x, 4) makes chunks of 6 rows here
+        _chunk_case(rng(52), 6, 4),     # 6 rows: a full chunk and a partial one (N > 1 first)
+        _chunk_case(rng(51), 1, 5),     # N == 1: a single, partial chunk
+        _chunk_case(rng(53), 8, 3),     # two full chunks
+        _chunk_case(rng(54), 9, 7),     # one row left over
+        _chunk_case(rng(55), 21, 6),    # torch.chunk(x, 4) makes chunks of 6 rows here
         _chunked_large(5, 4, 56),     # logits up to ~147: exp overflows, softmax underflows
     ],
-    random_case=_chunked_random,
-    seed=206,
-    grad="same",
-    chunk_rows=4,
-    atol=ATOL,
+    random_case=from_sizes((1, 13), inputs=_chunk_case),
+    seed=206, grad="same", chunk_rows=4, atol=ATOL,
     right=[
         lambda x, y: token_logprobs(x, y, chunk_size=4),
         lambda x, y: torch.stack([row[i] - torch.logsumexp(row, 0) for row, i in zip(x, y)]),

@@ -11,7 +11,8 @@ import torch.nn.functional as F
 from torch.distributions import Categorical
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import ATOL, b, between, distinct, distinct_rows, f, floats, ints, pick, t
+from gatherbook.exercises.cases import (ATOL, b, between, distinct, distinct_rows, f,
+                                        flags, floats, ints, pick, t)
 
 _SQUEEZE = dict(
     en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
@@ -23,10 +24,6 @@ _NO_MASK = dict(
 
 def _gamma(g: torch.Generator) -> torch.Tensor:
     return torch.tensor([0.9, 0.5, 0.99, 0.8][between(g, 0, 3)])
-
-
-def _flags(g: torch.Generator, B: int) -> torch.Tensor:  # True in about 3 rows of 10
-    return torch.rand(B, generator=g) < 0.3
 
 
 def _q_and_actions(g: torch.Generator):
@@ -45,19 +42,15 @@ def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
     return q.gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
-Q_TAKEN = Exercise(
-    name="ch3.q_taken",
+Q_TAKEN = Exercise(q_taken,
     title={"en": "Q-values of the taken actions", "zh": "所采取动作的 Q 值"},
-    args=("q", "actions"),
-    reference=q_taken,
     edge_cases=[
         (f([[0.5, -1.2, 2.0, 0.3], [1.5, 0.1, -0.4, 0.8], [-2.2, 0.9, 0.0, 1.1]]), t([3, 0, 3])),
         (f([[0.4, -0.7, 1.9, 0.2, -1.0]]), t([2])),                       # B == 1
         (f([[0.7], [-0.3], [1.4], [0.0]]), t([0, 0, 0, 0])),               # A == 1
         (f([[-1.5, -0.5, -2.5], [-0.1, -3.0, -0.2]]), t([1, 2])),          # negative values
     ],
-    random_case=_q_and_actions,
-    seed=301, grad="same",
+    random_case=_q_and_actions, seed=301, grad="same",
     right=[
         lambda q, a: q[torch.arange(q.shape[0]), a],
         lambda q, a: torch.stack([q[i, a[i]] for i in range(q.shape[0])]),
@@ -93,11 +86,8 @@ def policy_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor
     return logits.log_softmax(-1).gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
-POLICY_LOGPROBS = Exercise(
-    name="ch3.policy_logprobs",
+POLICY_LOGPROBS = Exercise(policy_logprobs,
     title={"en": "Policy log-probs of the taken actions", "zh": "所采取动作的策略对数概率"},
-    args=("logits", "actions"),
-    reference=policy_logprobs,
     edge_cases=[
         (f([[1.0, -0.5, 2.0, 0.0], [0.3, 0.3, -1.2, 0.8], [-2.0, 1.5, 0.4, -0.1]]), t([2, 0, 1])),
         (f([[0.5, -1.5, 1.0]]), t([1])),                                  # B == 1
@@ -105,8 +95,7 @@ POLICY_LOGPROBS = Exercise(
         (f([[0.4], [-1.1], [2.3]]), t([0, 0, 0])),                          # A == 1: log-prob 0
         (f([[-float("inf"), 0.5, 1.0], [0.2, -float("inf"), -float("inf")]]), t([2, 0])),  # masked actions
     ],
-    random_case=_q_and_actions,
-    seed=304, atol=ATOL, grad="same",
+    random_case=_q_and_actions, seed=304, atol=ATOL, grad="same",
     wrong=[
         Wrong(lambda x, a: policy_logprobs(x.detach(), a), "generic.no_grad", "no_grad"),
         Wrong(lambda x, a: (x.log_softmax(-1) * F.one_hot(a, x.shape[1])).sum(-1), kind="values",
@@ -157,14 +146,11 @@ def _dqn_in_place(next_q_target, reward, terminated, truncated, gamma):
 
 def _dqn_random(g: torch.Generator):
     q, actions = _q_and_actions(g)  # B != A
-    return q, floats(g, len(q), scale=49), _flags(g, len(q)), _flags(g, len(q)), _gamma(g)
+    return q, floats(g, len(q), scale=49), flags(g, len(q), p=0.3), flags(g, len(q), p=0.3), _gamma(g)
 
 
-DQN_TARGET = Exercise(
-    name="ch3.dqn_target",
+DQN_TARGET = Exercise(dqn_target,
     title={"en": "DQN targets with terminal states", "zh": "带终止状态的 DQN 目标"},
-    args=("next_q_target", "reward", "terminated", "truncated", "gamma"),
-    reference=dqn_target,
     edge_cases=[
         (f([[0.5, 1.5, -0.5], [2.0, 0.0, 1.0], [0.8, -0.2, 0.4], [-1.0, -0.6, -2.0]]),
          f([0.0, 1.0, 0.0, -1.0]), b([False, True, False, False]), b([False, False, True, False]),
@@ -175,8 +161,7 @@ DQN_TARGET = Exercise(
         (f([[0.5, 0.2], [0.3, 0.9], [1.0, 0.4], [-0.5, -0.1], [0.0, 0.6]]), f([0.0, 0.0, 1.0, 0.0, 0.0]),
          b([False, False, True, False, True]), b([False, True, False, False, False]), f(0.99)),
     ],
-    random_case=_dqn_random,
-    seed=302, atol=ATOL, grad="none",
+    random_case=_dqn_random, seed=302, atol=ATOL, grad="none",
     right=[
         lambda q, r, te, tr, g: (r + g * (~te).float() * q.max(1).values).detach(),
         lambda q, r, te, tr, g: torch.where(te, r, r + g * q.amax(dim=1)).detach(),
@@ -227,15 +212,12 @@ def _double_random(g: torch.Generator):
     online, target = distinct_rows(g, B, A), distinct_rows(g, B, A)
     same = online.argmax(1) == target.argmax(1)
     target[same] = target[same].roll(1, dims=1)  # the networks disagree in every row
-    return online, target, floats(g, B, scale=49), _flags(g, B), _gamma(g)
+    return online, target, floats(g, B, scale=49), flags(g, B, p=0.3), _gamma(g)
 
 
-DOUBLE_DQN_TARGET = Exercise(
-    name="ch3.double_dqn_target",
+DOUBLE_DQN_TARGET = Exercise(double_dqn_target,
     bug="swapped",  # the stub is this mistake
     title={"en": "Find the bug: a Double-DQN target", "zh": "找出错误：Double DQN 目标"},
-    args=("next_q_online", "next_q_target", "reward", "terminated", "gamma"),
-    reference=double_dqn_target,
     edge_cases=[
         (f([[0.1, 0.9, 0.3, -0.2], [1.2, 0.4, 0.0, 0.5], [-0.3, -0.1, -0.8, 0.2]]),   # argmax 1, 0, 3
          f([[0.6, 0.2, 0.8, 0.1], [0.3, 0.7, -0.1, 0.2], [0.4, 0.0, 0.5, -0.6]]),     # argmax 2, 1, 2
@@ -245,8 +227,7 @@ DOUBLE_DQN_TARGET = Exercise(
          f([[0.2, 0.6], [0.8, -0.3], [0.5, 0.1], [1.2, 0.4]]),
          f([1.0, 0.0, 0.0, -1.0]), b([True, False, False, True]), f(0.5)),
     ],
-    random_case=_double_random,
-    seed=303, atol=ATOL, grad="none",
+    random_case=_double_random, seed=303, atol=ATOL, grad="none",
     right=[
         lambda on, ta, r, te, g: (r + g * (~te).float() * ta[torch.arange(ta.shape[0]), on.argmax(1)]).detach(),
         lambda on, ta, r, te, g: (r + g * (1 - te.float()) * (ta * F.one_hot(on.argmax(1), on.shape[1]).to(ta.dtype)).sum(1)).detach(),
@@ -317,11 +298,8 @@ def _n_step_loop(rewards, terminated, q, gamma):
     return (ret + gamma ** rewards.shape[1] * alive * q.max(1).values).detach()
 
 
-N_STEP_TARGET = Exercise(
-    name="ch3.n_step_target",
+N_STEP_TARGET = Exercise(n_step_target,
     title={"en": "n-step targets", "zh": "n 步目标"},
-    args=("rewards", "terminated", "next_q_target", "gamma"),
-    reference=n_step_target,
     edge_cases=[
         (f([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.5, -1.0, 0.5], [0.0, 2.0, 0.0]]),
          b([[False, False, False], [True, False, False], [False, False, True], [False, True, False]]),
@@ -331,8 +309,7 @@ N_STEP_TARGET = Exercise(
          b([[False, False, False, False], [False, True, False, False]]),
          f([[0.3, 0.1, 0.2], [0.4, 0.9, -0.5]]), f(0.5)),
     ],
-    random_case=_n_step_random,
-    seed=305, atol=ATOL, grad="none",
+    random_case=_n_step_random, seed=305, atol=ATOL, grad="none",
     right=[
         _n_step_loop,
         lambda r, te, q, g: ((r * g ** torch.arange(r.shape[1], device=r.device)).sum(1) + g ** r.shape[1] * (~te.any(1)) * q.amax(1)).detach(),

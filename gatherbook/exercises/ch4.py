@@ -10,8 +10,9 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import (F32, between, coded, distinct, distinct_rows, expanded, f,
-                                        floats, seeded, t)
+from gatherbook.exercises.cases import (F32, between, coded, distinct, distinct_rows,
+                                        expanded, f, floats, from_sizes, probs, rng,
+                                        row_ids, t)
 
 _EXPAND = dict(
     en="an index of shape (B, k, 1) reads feature 0 of each chosen patch and nothing else, with no error; expand it over the features first: `idx.unsqueeze(-1).expand(-1, -1, D)`.",
@@ -25,11 +26,6 @@ def _cut_graph(reference):
     """The reference's values with no gradient back into ``x`` (two ways to leave the graph)."""
     return [Wrong(lambda x, *rest: reference(x.detach(), *rest), "generic.no_grad", "no_grad"),
             Wrong(lambda x, *rest: reference(x.data, *rest), "generic.no_grad", "no_grad")]
-
-
-def _rows(x, idx):
-    """``x[b, idx[b]]`` for every b, by advanced indexing (a right answer without gather)."""
-    return x[torch.arange(x.shape[0], device=x.device)[:, None], idx]
 
 
 def _top(scores: torch.Tensor, k: int) -> torch.Tensor:
@@ -53,34 +49,30 @@ _TOPK_EDGES = [
 # 1. the top-k patches, in score order
 def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
     """Returns ``out[b][j] = x[b][idx[b][j]]``, idx: row b's k best patches, best first; (B, k, D)."""
-    return x.gather(1, expanded(_top(scores, k), x.shape[2]))
+    return x.gather(1, expanded(_top(scores, k), x))
 
 
-TOP_K_PATCHES = Exercise(
-    name="ch4.top_k_patches",
+TOP_K_PATCHES = Exercise(top_k_patches,
     title={"en": "Select the top-k patches", "zh": "选出得分最高的 k 个图像块"},
-    args=("x", "scores", "k"),
-    reference=top_k_patches,
     edge_cases=_TOPK_EDGES,
-    random_case=_patches_and_scores,
-    seed=401, grad="same", grad_args=("x",),
+    random_case=_patches_and_scores, seed=401, grad="same", grad_args=("x",),
     wrong=_cut_graph(top_k_patches),
     right=[
-        lambda x, s, k: _rows(x, s.topk(k, dim=1).indices),
+        lambda x, s, k: x[row_ids(x), s.topk(k, dim=1).indices],
         lambda x, s, k: torch.take_along_dim(x, s.topk(k, dim=1).indices[:, :, None], dim=1),
         lambda x, s, k: F.one_hot(s.topk(k, dim=1).indices, x.shape[1]).to(x.dtype) @ x,
-        lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1, descending=True)[:, :k], x.shape[2])),
+        lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1, descending=True)[:, :k], x)),
     ],
     mistakes=[
         Mistake("forgot_expand", lambda x, s, k: x.gather(1, _top(s, k).unsqueeze(-1)), **_EXPAND),
-        Mistake("gather_dim2", lambda x, s, k: x.gather(2, expanded(_top(s, k), x.shape[2])),
+        Mistake("gather_dim2", lambda x, s, k: x.gather(2, expanded(_top(s, k), x)),
                 en="with dim=2 the index picks features within each patch: out[b][j][d] = x[b][j][idx]. The indices are patch numbers (the N axis), so gather along dim=1.",
                 zh="dim=2 时索引在每个图像块内部选特征：out[b][j][d] = x[b][j][idx]。索引是图像块的编号（N 那一维），应沿 dim=1 做 gather。"),
         Mistake("smallest", lambda x, s, k: top_k_patches(x, -s, k),
                 en="you kept the k lowest scores: `topk` keeps the largest by default (`largest=False` and an ascending `argsort` give the smallest).",
                 zh="你保留的是得分最低的 k 个：`topk` 默认取最大的（`largest=False` 或升序的 `argsort` 取的是最小的）。"),
         Mistake("topk_dim0",
-                lambda x, s, k: x.gather(1, expanded(s.topk(k, dim=0).indices.T, x.shape[2])),
+                lambda x, s, k: x.gather(1, expanded(s.topk(k, dim=0).indices.T, x)),
                 en="`topk(k, dim=0)` ranks the images against each other, patch by patch; each image ranks its own patches: `scores.topk(k, dim=1)`.",
                 zh="`topk(k, dim=0)` 是在每个图像块位置上比较不同图像；每张图像应给自己的图像块排序：`scores.topk(k, dim=1)`。"),
         Mistake("image_order", lambda x, s, k: top_k_in_image_order(x, s, k),
@@ -93,22 +85,18 @@ TOP_K_PATCHES = Exercise(
 # 2. find the bug: the top-k patches in image order (the notebook's stub keeps score order)
 def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
     """Returns the same k patches as ``top_k_patches``, ordered by patch number (reading order)."""
-    return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x.shape[2]))
+    return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x))
 
 
-TOP_K_IN_IMAGE_ORDER = Exercise(
-    name="ch4.top_k_in_image_order",
+TOP_K_IN_IMAGE_ORDER = Exercise(top_k_in_image_order,
     bug="score_order",  # the stub is this mistake
     title={"en": "Find the bug: the top-k patches in image order", "zh": "找出错误：按图像顺序的前 k 个图像块"},
-    args=("x", "scores", "k"),
-    reference=top_k_in_image_order,
     edge_cases=_TOPK_EDGES,
-    random_case=_patches_and_scores,
-    seed=402, grad="same", grad_args=("x",),
+    random_case=_patches_and_scores, seed=402, grad="same", grad_args=("x",),
     wrong=_cut_graph(top_k_in_image_order),
     right=[
         lambda x, s, k: x[torch.zeros(s.shape, dtype=torch.bool, device=s.device).scatter(1, _top(s, k), True)].reshape(x.shape[0], k, x.shape[2]),
-        lambda x, s, k: _rows(x, s.topk(k, dim=1).indices.sort(dim=1).values),
+        lambda x, s, k: x[row_ids(x), s.topk(k, dim=1).indices.sort(dim=1).values],
         lambda x, s, k: torch.stack([x[b, s[b].topk(k).indices.sort().values] for b in range(len(x))]),
     ],
     mistakes=[
@@ -118,11 +106,11 @@ TOP_K_IN_IMAGE_ORDER = Exercise(
         Mistake("forgot_expand",
                 lambda x, s, k: x.gather(1, _top(s, k).sort(dim=1).values.unsqueeze(-1)), **_EXPAND),
         Mistake("sorted_descending", lambda x, s, k: x.gather(1, expanded(
-            _top(s, k).sort(dim=1, descending=True).values, x.shape[2])),
+            _top(s, k).sort(dim=1, descending=True).values, x)),
                 en="the patches come out last first: image order is ascending patch numbers, `idx.sort(dim=1).values` (the default, not `descending=True`).",
                 zh="图像块的顺序是倒过来的：图像顺序是图像块编号升序，即 `idx.sort(dim=1).values`（默认升序，不要 `descending=True`）。"),
         Mistake("sort_dim0", lambda x, s, k: x.gather(1, expanded(
-            _top(s, k).sort(dim=0).values, x.shape[2])),
+            _top(s, k).sort(dim=0).values, x)),
                 en="`sort(dim=0)` sorts each column across images and mixes their indices; sort each image's row: `idx.sort(dim=1)`.",
                 zh="`sort(dim=0)` 是跨图像对每一列排序，会把不同图像的索引混在一起；应对每张图像自己的一行排序：`idx.sort(dim=1)`。"),
     ],
@@ -135,9 +123,9 @@ def _mae(x, noise, keep, restore=lambda ids_shuffle: ids_shuffle.argsort(dim=1))
     (the mistakes pass another restore, or ``None`` for none)."""
     B, N, D = x.shape
     ids_shuffle = noise.argsort(dim=1)
-    kept = x.gather(1, expanded(ids_shuffle[:, :keep], D))
+    kept = x.gather(1, expanded(ids_shuffle[:, :keep], x))
     full = torch.cat([kept, x.new_zeros(B, N - keep, D)], dim=1)  # shuffled order
-    return full if restore is None else full.gather(1, expanded(restore(ids_shuffle), D))
+    return full if restore is None else full.gather(1, expanded(restore(ids_shuffle), x))
 
 
 def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.Tensor:
@@ -145,11 +133,8 @@ def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.T
     return _mae(x, noise, keep)
 
 
-MASK_AND_RESTORE = Exercise(
-    name="ch4.mask_and_restore",
+MASK_AND_RESTORE = Exercise(mask_and_restore,
     title={"en": "Random masking with restore", "zh": "随机掩码与还原"},
-    args=("x", "noise", "keep"),
-    reference=mask_and_restore,
     edge_cases=[
         (coded(2, 5, 2, dtype=F32), f([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]]), 2),
         (coded(1, 4, 3, dtype=F32), f([[0.3, 0.1, 0.0, 0.2]]), 2),              # B == 1
@@ -157,12 +142,11 @@ MASK_AND_RESTORE = Exercise(
                                        [0.0, 0.2, 0.1, 0.3]]), 4),      # keep == N
         (coded(2, 3, 2, dtype=F32), f([[0.2, 0.0, 0.1], [0.0, 0.1, 0.2]]), 1),   # keep == 1
     ],
-    random_case=_patches_and_scores,
-    seed=403, grad="same", grad_args=("x",),
+    random_case=_patches_and_scores, seed=403, grad="same", grad_args=("x",),
     wrong=_cut_graph(mask_and_restore),
     right=[
         lambda x, noise, keep: x * (noise.argsort(dim=1).argsort(dim=1) < keep)[:, :, None],
-        lambda x, n, keep: torch.zeros_like(x).scatter(1, expanded(n.argsort(1)[:, :keep], x.shape[2]), torch.take_along_dim(x, n.argsort(1)[:, :keep, None], dim=1)),
+        lambda x, n, keep: torch.zeros_like(x).scatter(1, expanded(n.argsort(1)[:, :keep], x), torch.take_along_dim(x, n.argsort(1)[:, :keep, None], dim=1)),
         lambda x, n, keep: x * (n <= n.kthvalue(keep, 1, keepdim=True).values)[..., None],
     ],
     mistakes=[
@@ -186,7 +170,7 @@ MASK_AND_RESTORE = Exercise(
 def _evit(x, attn, k, *, cls_attn=lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls=True, keep_cls=True):
     """EViT's selection; the mistakes change one step (which attention, where to gather, the cls)."""
     idx = cls_attn(attn).topk(k, dim=1).indices  # (B, k), patch tokens counted from 0
-    others = (x[:, 1:] if skip_cls else x).gather(1, expanded(idx, x.shape[2]))
+    others = (x[:, 1:] if skip_cls else x).gather(1, expanded(idx, x))
     return torch.cat([x[:, :1], others], dim=1) if keep_cls else others
 
 
@@ -196,43 +180,34 @@ def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.
     return _evit(x, attn, k)
 
 
-def _attention(g: torch.Generator, B: int, H: int, T: int) -> torch.Tensor:
-    """(B, H, T, T) attention probabilities; each head's class-token row has its own scale."""
-    return (torch.randint(-20, 21, (B, H, T, T), generator=g).float() / 10).softmax(dim=-1)
-
-
 def _random_evit_case(g: torch.Generator):
     B, T = distinct(g, 2, 7)  # T = 1 + N tokens, never equal to B
     D, H, k = between(g, 1, 4), between(g, 2, 3), between(g, 1, T - 1)
-    return floats(g, B, T, D), _attention(g, B, H, T), k
+    return floats(g, B, T, D), probs(g, B, H, T, T), k
 
 
 def _evit_case(B: int, N: int, D: int, H: int, k: int, seed: int):
-    return coded(B, 1 + N, D, dtype=F32), seeded(_attention, B, H, 1 + N, seed=seed), k
+    return coded(B, 1 + N, D, dtype=F32), probs(rng(seed), B, H, 1 + N, 1 + N), k
 
 
 def _cls_plus_one(x, attn, k):
     idx = attn[:, :, 0, 1:].mean(dim=1).topk(k, dim=1).indices + 1
-    return x.gather(1, expanded(torch.cat([idx.new_zeros(x.shape[0], 1), idx], dim=1), x.shape[2]))
+    return x.gather(1, expanded(torch.cat([idx.new_zeros(x.shape[0], 1), idx], dim=1), x))
 
 
-KEEP_BY_CLS_ATTENTION = Exercise(
-    name="ch4.keep_by_cls_attention",
+KEEP_BY_CLS_ATTENTION = Exercise(keep_by_cls_attention,
     title={"en": "Pick by class-token attention", "zh": "按类别词元的注意力挑选"},
-    args=("x", "attn", "k"),
-    reference=keep_by_cls_attention,
     edge_cases=[
         _evit_case(2, 4, 3, 2, 2, seed=1),
         _evit_case(1, 5, 2, 3, 3, seed=2),    # B == 1
         _evit_case(3, 4, 2, 2, 1, seed=3),    # k == 1
         _evit_case(2, 3, 1, 2, 3, seed=4),    # D == 1, k == N
     ],
-    random_case=_random_evit_case,
-    seed=405, atol=1e-6, grad="same", grad_args=("x",),
+    random_case=_random_evit_case, seed=405, atol=1e-6, grad="same", grad_args=("x",),
     wrong=_cut_graph(keep_by_cls_attention),
     right=[
         _cls_plus_one,
-        lambda x, a, k: torch.cat([x[:, :1], _rows(x[:, 1:], a[:, :, 0, 1:].sum(dim=1).topk(k, dim=1).indices)], dim=1),
+        lambda x, a, k: torch.cat([x[:, :1], x[:, 1:][row_ids(x), a[:, :, 0, 1:].sum(dim=1).topk(k, dim=1).indices]], dim=1),
         lambda x, a, k: torch.cat([x[:, :1], torch.take_along_dim(x[:, 1:], a.mean(dim=1)[:, 0, 1:].topk(k).indices[..., None], dim=1)], dim=1),
     ],
     mistakes=[
@@ -272,35 +247,28 @@ def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
     return w / (w.sum(dim=1, keepdim=True) + N)
 
 
-def _random_fuse_case(g: torch.Generator):
-    B, N = distinct(g, 1, 7)
-    return floats(g, B, N, between(g, 1, 5)), _attn_weights(g, B, N), between(g, 1, N)
-
-
 def _fuse_case(B: int, N: int, D: int, k: int, seed: int):
-    return coded(B, N, D, dtype=F32), seeded(_attn_weights, B, N, seed=seed), k
+    return coded(B, N, D, dtype=F32), _attn_weights(rng(seed), B, N), k
 
 
-FUSE_DROPPED = Exercise(
-    name="ch4.fuse_dropped",
+FUSE_DROPPED = Exercise(fuse_dropped,
     title={"en": "Fuse the dropped tokens", "zh": "融合被剪掉的词元"},
-    args=("x", "cls_attn", "k"),
-    reference=fuse_dropped,
     edge_cases=[
         _fuse_case(2, 5, 3, 2, seed=1),
         _fuse_case(1, 4, 2, 1, seed=2),    # B == 1, k == 1
         _fuse_case(3, 4, 1, 3, seed=3),    # D == 1, one token dropped
         _fuse_case(2, 3, 2, 3, seed=4),    # k == N: nothing dropped, zeros
     ],
-    random_case=_random_fuse_case,
+    random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
+        floats(g, B, N, between(g, 1, 5)), _attn_weights(g, B, N), between(g, 1, N))),
     seed=406, atol=1e-5, grad="same", grad_args=("x",),
     wrong=[*_cut_graph(fuse_dropped),
            Wrong(lambda *a: _fused(*a, weights=lambda w, d: torch.where(d, w, 0.0) / w.sum(dim=1, keepdim=True)),
                  why="divided by the row total: right only when the weights of a row sum to 1")],
     right=[
         lambda x, a, k: (a * (a.argsort(1, descending=True).argsort(1) >= k)).unsqueeze(1) @ x,
-        lambda x, a, k: (a[..., None] * x).sum(1, keepdim=True) - (a.topk(k, dim=1).values[..., None] * _rows(x, a.topk(k, dim=1).indices)).sum(1, keepdim=True),
-        lambda x, a, k: (_rows(x, a.topk(x.shape[1] - k, 1, largest=False).indices) * a.topk(x.shape[1] - k, 1, largest=False).values[..., None]).sum(1, keepdim=True),
+        lambda x, a, k: (a[..., None] * x).sum(1, keepdim=True) - (a.topk(k, dim=1).values[..., None] * x[row_ids(x), a.topk(k, dim=1).indices]).sum(1, keepdim=True),
+        lambda x, a, k: (x[row_ids(x), a.topk(x.shape[1] - k, 1, largest=False).indices] * a.topk(x.shape[1] - k, 1, largest=False).values[..., None]).sum(1, keepdim=True),
     ],
     mistakes=[
         Mistake("fused_all", lambda *a: _fused(*a, weights=lambda w, dropped: w),
@@ -332,23 +300,16 @@ def _one_k(pick):
     return lambda s, k: torch.zeros_like(s, dtype=torch.bool).scatter(1, _top(s, pick(k)), True)
 
 
-def _random_per_image_case(g: torch.Generator):
-    B, N = distinct(g, 2, 7)
-    return distinct_rows(g, B, N), torch.randint(1, N + 1, (B,), generator=g)
-
-
-KEEP_MASK_PER_IMAGE = Exercise(
-    name="ch4.keep_mask_per_image",
+KEEP_MASK_PER_IMAGE = Exercise(keep_mask_per_image,
     title={"en": "A different k per image", "zh": "每张图像各自的 k"},
-    args=("scores", "k"),
-    reference=keep_mask_per_image,
     edge_cases=[
         (f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), t([2, 4])),
         (f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]), t([1, 3, 2])),
         (f([[0.1, 0.4, 0.3]]), t([2])),                                 # B == 1
         (f([[0.2, 0.1, 0.3], [0.1, 0.3, 0.2]]), t([3, 1])),             # k == N
     ],
-    random_case=_random_per_image_case,
+    random_case=from_sizes((2, 7), inputs=lambda g, B, N: (
+        distinct_rows(g, B, N), torch.randint(1, N + 1, (B,), generator=g))),
     seed=404,
     right=[
         lambda s, k: (s[:, None, :] > s[:, :, None]).sum(dim=2) < k[:, None],

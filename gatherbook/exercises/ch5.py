@@ -9,27 +9,19 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import I64, between, coded, distinct, expanded, f, floats, ints, perms, t
+from gatherbook.exercises.cases import (I64, between, coded, distinct, expanded, f,
+                                        floats, from_sizes, ints, perms, t)
 
 
 # 1. one-hot targets
-
 def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """``out[i][labels[i]] = 1``, else 0. logits: (N, C); labels: (N,) int64 in [0, C).
     Returns (N, C) with logits' dtype."""
     return torch.zeros_like(logits).scatter_(1, labels.unsqueeze(1), 1.0)
 
 
-def _one_hot_random(g: torch.Generator):
-    N, C = distinct(g, 1, 7)
-    return floats(g, N, C), ints(g, C, N)
-
-
-ONE_HOT = Exercise(
-    name="ch5.one_hot",
+ONE_HOT = Exercise(one_hot,
     title={"en": "One-hot targets", "zh": "独热目标"},
-    args=("logits", "labels"),
-    reference=one_hot,
     edge_cases=[
         (f([[0.5, -1.0, 2.0, 0.0, 1.5]] * 4), t([2, 0, 3, 3])),   # max label < C - 1
         (f([[1.0, 2.0, 3.0]]), t([1])),                            # N == 1
@@ -37,7 +29,8 @@ ONE_HOT = Exercise(
         (torch.full((3, 1), 4.0, dtype=torch.float64), t([0, 0, 0])),  # C == 1, float64
         (f([[-float("inf"), 0.5, float("inf")], [1.0, -float("inf"), 2.0]]), t([2, 1])),   # masked logits: -inf and inf entries
     ],
-    random_case=_one_hot_random,
+    random_case=from_sizes((1, 7), inputs=lambda g, N, C: (
+        floats(g, N, C), ints(g, C, N))),
     seed=501,
     right=[
         lambda logits, y: F.one_hot(y, logits.shape[1]).to(logits.dtype),
@@ -66,7 +59,6 @@ ONE_HOT = Exercise(
 
 
 # 2. a histogram per row
-
 def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
     """``out[b][k]``: how many values of row b fall in bin k = ``floor(v * bins)``. x: (B, N) in
     [0, 1); edges: ``torch.linspace(0, 1, bins + 1)``. Returns (B, bins) int64."""
@@ -79,11 +71,6 @@ def _edges(bins: int) -> torch.Tensor:
     return torch.linspace(0, 1, bins + 1)
 
 
-def _histogram_random(g: torch.Generator):
-    (B, N), bins = distinct(g, 1, 8), between(g, 1, 6)
-    return ints(g, 1000, B, N).float() / 1000, _edges(bins)
-
-
 def _counts(x, edges):  # zeros of the answer's shape and dtype, (B, bins) int64
     return torch.zeros(x.shape[0], edges.numel() - 1, dtype=I64, device=x.device)
 
@@ -92,18 +79,16 @@ def _bins(x, edges):
     return (x * (edges.numel() - 1)).long()
 
 
-HISTOGRAM = Exercise(
-    name="ch5.histogram",
+HISTOGRAM = Exercise(histogram,
     title={"en": "A histogram per row", "zh": "逐行直方图"},
-    args=("x", "edges"),
-    reference=histogram,
     edge_cases=[
         (f([[0.1, 0.7, 0.75, 0.0, 0.3], [0.9, 0.9, 0.9, 0.2, 0.6]]), _edges(4)),  # repeats
         (f([[0.5, 0.05, 0.55]]), _edges(1)),                                     # B == 1, one bin
         (f([[0.2], [0.3], [0.1]]), _edges(5)),                                   # top bins empty
         (f([[0.25, 0.5, 0.99, 0.0]]), _edges(2)),
     ],
-    random_case=_histogram_random,
+    random_case=from_sizes((1, 8), (1, 6), inputs=lambda g, B, N, bins: (
+        ints(g, 1000, B, N).float() / 1000, _edges(bins))),
     seed=502,
     right=[
         lambda x, e: torch.stack([torch.bincount((r * (e.numel() - 1)).long(), minlength=e.numel() - 1) for r in x]),
@@ -131,7 +116,6 @@ HISTOGRAM = Exercise(
 
 
 # 3. k-means update: a segment mean
-
 def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> torch.Tensor:
     """Each centroid becomes the mean of its points; one without points is kept. x: (N, D);
     assign: (N,) int64 in [0, G); centroids: (G, D), not modified. Returns (G, D)."""
@@ -139,20 +123,8 @@ def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> 
     return centroids.scatter_reduce(0, idx, x, "mean", include_self=False)
 
 
-def _recenter_random(g: torch.Generator):
-    (N, D), G = distinct(g, 1, 8), between(g, 1, 5)
-    return floats(g, N, D), ints(g, G, N), floats(g, G, D)
-
-
-def _rows(assign, x):  # (N,) -> (N, D): each point's segment, repeated for every feature
-    return assign.unsqueeze(1).expand(-1, x.shape[1])
-
-
-RECENTER = Exercise(
-    name="ch5.recenter",
+RECENTER = Exercise(recenter,
     title={"en": "Update k-means centroids", "zh": "更新 k-means 质心"},
-    args=("x", "assign", "centroids"),
-    reference=recenter,
     edge_cases=[
         (f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), t([0, 2, 0, 2, 2]),
          f([[0.5, 0.5], [9.0, 9.0], [4.0, 4.0]])),                         # centroid 1 empty
@@ -162,7 +134,8 @@ RECENTER = Exercise(
         (f([[1.0, -2.0], [-1.0, 2.0], [3.0, 3.0]]), t([0, 0, 1]),
          f([[4.0, 4.0], [1.0, 1.0]])),                                    # cluster 0's points average to 0
     ],
-    random_case=_recenter_random,
+    random_case=from_sizes((1, 8), (1, 5), inputs=lambda g, N, D, G: (
+        floats(g, N, D), ints(g, G, N), floats(g, G, D))),
     seed=503,
     right=[
         lambda x, a, c: torch.where((torch.bincount(a, minlength=c.shape[0]) > 0)[:, None], torch.zeros_like(c).index_add_(0, a, x) / torch.bincount(a, minlength=c.shape[0]).clamp(min=1)[:, None].to(x.dtype), c),
@@ -170,10 +143,10 @@ RECENTER = Exercise(
         lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, _rows(a, x), x, "mean"),
+        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x), x, "mean"),
                 en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
                 zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
-        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, _rows(a, x), x, "mean", include_self=False),
+        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False),
                 en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
                 zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
         Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x),
@@ -182,56 +155,48 @@ RECENTER = Exercise(
     ],
     wrong=[
         Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
-            torch.zeros_like(c).scatter_reduce(0, _rows(a, x), x, "mean", include_self=False)),
+            torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False)),
             why="a mean of exactly 0 taken for an empty cluster"),
     ],
 )
 
 
 # 4. the inverse of a gather: undo MAE's shuffle
-
 def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor:
     """Undo ``shuffled = x.gather(1, ids_shuffle[..., None].expand(-1, -1, D))``: (B, N, D), with
     ids_shuffle (B, N) int64, each row a permutation of 0..N-1. Returns x."""
-    idx = expanded(ids_shuffle, shuffled.shape[-1])
+    idx = expanded(ids_shuffle, shuffled)
     return torch.zeros_like(shuffled).scatter(1, idx, shuffled)
 
 
-def _unshuffle_random(g: torch.Generator):
-    (B, N), D = distinct(g, 1, 6), between(g, 1, 4)
-    return floats(g, B, N, D), perms(g, B, N)
-
-
-UNSHUFFLE = Exercise(
-    name="ch5.unshuffle",
+UNSHUFFLE = Exercise(unshuffle,
     title={"en": "Undo a shuffle of tokens", "zh": "还原打乱的词元"},
-    args=("shuffled", "ids_shuffle"),
-    reference=unshuffle,
     edge_cases=[
         (coded(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
         (coded(1, 3, 2), t([[1, 2, 0]])),                    # B == 1, a 3-cycle
         (coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),       # D == 1
         (coded(2, 5, 2).float(), t([[4, 2, 0, 1, 3], [0, 1, 2, 3, 4]])),
     ],
-    random_case=_unshuffle_random,
+    random_case=from_sizes((1, 6), (1, 4), inputs=lambda g, B, N, D: (
+        floats(g, B, N, D), perms(g, B, N))),
     seed=504,
     right=[
-        lambda s, ids: s.gather(1, expanded(ids.argsort(1), s.shape[-1])),
+        lambda s, ids: s.gather(1, expanded(ids.argsort(1), s)),
         lambda s, ids: torch.take_along_dim(s, ids.argsort(1)[..., None], dim=1),
         lambda s, ids: torch.zeros_like(s).index_put_((torch.arange(s.shape[0])[:, None], ids), s),
     ],
     wrong=[
-        Wrong(lambda s, ids: torch.zeros_like(s).scatter(1, expanded(ids.argsort(1), s.shape[-1]), s),
+        Wrong(lambda s, ids: torch.zeros_like(s).scatter(1, expanded(ids.argsort(1), s), s),
               "shuffle_again", why="scatter with the inverse is gather with the shuffle"),
     ],
     mistakes=[
-        Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s.shape[-1])),
+        Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s)),
                 en="gathering with ids_shuffle shuffles a second time. Either scatter with ids_shuffle (send every token back where it came from) or gather with ids_shuffle.argsort(dim=1).",
                 zh="用 ids_shuffle 做 gather 等于再打乱一次。要么用 ids_shuffle 做 scatter（把每个词元送回原处），要么用 ids_shuffle.argsort(dim=1) 做 gather。"),
         Mistake("no_expand", lambda s, ids: torch.zeros_like(s).scatter(1, ids.unsqueeze(-1), s),
                 en="an index of shape (B, N, 1) is smaller than the tokens, so scatter writes only feature 0 of each: expand it to (B, N, D).",
                 zh="形状为 (B, N, 1) 的索引比词元小，scatter 只会写入每个词元的第 0 个特征：把它 expand 成 (B, N, D)。"),
-        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, expanded(ids, s.shape[-1]), s),
+        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, expanded(ids, s), s),
                 en="along dim=0 the permutation moves tokens between batch items; it permutes positions within each item: dim=1.",
                 zh="沿 dim=0 时，置换会在批次的不同样本之间移动词元；它应当在每个样本内部重排位置：用 dim=1。"),
     ],
@@ -239,11 +204,10 @@ UNSHUFFLE = Exercise(
 
 
 # 5. un-pruning: put processed patches back
-
 def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """Row ``keep[b][k]`` of item b of ``patches`` (B, N, D) replaced by ``kept[b][k]`` (B, K, D);
     keep: (B, K) int64, distinct in each row. Returns a new (B, N, D); patches is not modified."""
-    return patches.scatter(1, expanded(keep, patches.shape[-1]), kept)
+    return patches.scatter(1, expanded(keep, patches), kept)
 
 
 def _unprune_random(g: torch.Generator):
@@ -252,36 +216,32 @@ def _unprune_random(g: torch.Generator):
     return floats(g, B, N, D), floats(g, B, K, D), perms(g, B, N)[:, :K]
 
 
-UNPRUNE = Exercise(
-    name="ch5.unprune",
+UNPRUNE = Exercise(unprune,
     title={"en": "Put processed patches back", "zh": "把处理过的图像块放回去"},
-    args=("patches", "kept", "keep"),
-    reference=unprune,
     edge_cases=[
         (coded(2, 5, 3), -1 - coded(2, 2, 3), t([[3, 0], [1, 4]])),
         (coded(1, 4, 2), -1 - coded(1, 1, 2), t([[2]])),           # B == 1, K == 1
         (coded(3, 2, 1), -1 - coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
         (coded(2, 3, 2).float(), -1 - coded(2, 2, 2).float(), t([[2, 1], [0, 2]])),
     ],
-    random_case=_unprune_random,
-    seed=505,
+    random_case=_unprune_random, seed=505,
     right=[
-        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p.shape[-1]), k),
+        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p), k),
         lambda p, k, keep: p.index_put((torch.arange(p.shape[0])[:, None], keep), k),
         lambda p, k, keep: torch.stack([p[b].index_copy(0, keep[b], k[b]) for b in range(p.shape[0])]),
     ],
     wrong=[
-        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p.shape[-1]), k), "generic.mutated_input",
+        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p), k), "generic.mutated_input",
               "mutated_input", why="scatter_ writes into the caller's patches"),
     ],
     mistakes=[
         Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
                 en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
                 zh="形状为 (B, K, 1) 的索引只写入每个图像块的第 0 个特征：把它 expand 成 (B, K, D)。"),
-        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p.shape[-1]), k),
+        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p), k),
                 en="the patches that were not kept must keep their values: scatter into (a copy of) patches, not into zeros.",
                 zh="没有被保留的图像块必须保留原值：应 scatter 进 patches（的副本），而不是全零张量。"),
-        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p.shape[-1]), k),
+        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p), k),
                 en="along dim=2 the index picks a feature, not a patch: the patch number is along dim=1.",
                 zh="沿 dim=2 时索引选的是特征而不是图像块：图像块的编号在 dim=1 上。"),
     ],
@@ -289,16 +249,10 @@ UNPRUNE = Exercise(
 
 
 # 6. the gradient of a gather, by hand
-
 def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
     """The gradient of ``(x.gather(1, index) * grad_out).sum()`` with respect to ``x`` (B, N); index:
     (B, K) int64 in [0, N), repeats allowed; grad_out: (B, K). Returns (B, N)."""
     return torch.zeros_like(x).scatter_add_(1, index, grad_out)
-
-
-def _gather_bwd_random(g: torch.Generator):
-    (B, N), K = distinct(g, 1, 6), between(g, 1, 8)
-    return floats(g, B, N), ints(g, N, B, K), floats(g, B, K)
 
 
 def _autograd_bwd(x, index, grad_out):
@@ -306,11 +260,8 @@ def _autograd_bwd(x, index, grad_out):
     return torch.autograd.grad((leaf.gather(1, index) * grad_out).sum(), leaf)[0]
 
 
-GATHER_BWD = Exercise(
-    name="ch5.gather_bwd",
+GATHER_BWD = Exercise(gather_bwd,
     title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
-    args=("x", "index", "grad_out"),
-    reference=gather_bwd,
     edge_cases=[
         (f([[0.0] * 4] * 2), t([[1, 1, 3], [0, 2, 0]]), f([[1.0, 2.0, 4.0], [0.5, 1.5, 2.5]])),
         (f([[0.0, 0.0, 0.0]]), t([[2]]), f([[3.0]])),                    # B == 1, K == 1
@@ -321,7 +272,8 @@ GATHER_BWD = Exercise(
          torch.tensor([[0.25, -0.5], [2.0, 1.0]], dtype=torch.float64)),   # no repeats, x != 0
         (f([[-float("inf"), 1.0, float("inf")], [0.5, float("inf"), -float("inf")]]), t([[1, 1], [0, 2]]), f([[1.0, 2.0], [3.0, 4.0]])),  # inf in x
     ],
-    random_case=_gather_bwd_random,
+    random_case=from_sizes((1, 6), (1, 8), inputs=lambda g, B, N, K: (
+        floats(g, B, N), ints(g, N, B, K), floats(g, B, K))),
     seed=506,
     right=[
         _autograd_bwd,
@@ -352,44 +304,36 @@ GATHER_BWD = Exercise(
 )
 
 # 7. find the bug: the largest value per segment
-
 def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
     """``out[s][d]``: the largest ``x[i][d]`` (x: (N, D)) over the rows with ``seg[i] == s``, 0.0 for
     a segment without rows; seg: (N,) int64 in [0, n). Returns (n, D). The stub omits include_self."""
-    return x.new_zeros(n, x.shape[1]).scatter_reduce(0, _rows(seg, x), x, "amax", include_self=False)
+    return x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(seg, x), x, "amax", include_self=False)
 
 
-def _segment_max_random(g: torch.Generator):
-    (N, D), n = distinct(g, 1, 7), between(g, 1, 5)
-    return floats(g, N, D), ints(g, n, N), n
-
-
-SEGMENT_MAX = Exercise(
-    name="ch5.segment_max",
+SEGMENT_MAX = Exercise(segment_max,
     bug="include_self",  # the stub is this mistake
     title={"en": "Find the bug: the largest value per segment", "zh": "找出错误：每段的最大值"},
-    args=("x", "seg", "n"),
-    reference=segment_max,
     edge_cases=[
         (f([[-1.5, 2.0], [-0.5, -3.0], [4.0, 1.0]]), t([1, 1, 0]), 3),  # segment 1 < 0 in column 0; 2 empty
         (f([[-2.0, -1.0, -4.0]]), t([0]), 1),                            # N == 1, all negative
         (f([[3.0], [-1.0], [-2.0], [5.0]]), t([2, 0, 0, 2]), 3),        # D == 1, N > n
     ],
-    random_case=_segment_max_random,
+    random_case=from_sizes((1, 7), (1, 5), inputs=lambda g, N, D, n: (
+        floats(g, N, D), ints(g, n, N), n)),
     seed=507,
     right=[
         lambda x, s, n: torch.stack([x[s == k].amax(0) if (s == k).any() else x.new_zeros(x.shape[1]) for k in range(n)]),
         lambda x, s, n: x.new_zeros(n, x.shape[1]).index_reduce_(0, s, x, "amax", include_self=False),
-        lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, _rows(s, x), x, "amax").nan_to_num(neginf=0.0),
+        lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x), x, "amax").nan_to_num(neginf=0.0),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, _rows(s, x), x, "amax"),
+        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(s, x), x, "amax"),
                 en="where a segment's values in a column are all negative, it came out 0: with the default `include_self=True` the canvas's 0 takes part in the max. Pass `include_self=False`; a segment without rows then keeps the canvas's 0.",
                 zh="某一段在某一列上全为负值时，结果成了 0：默认的 `include_self=True` 让画布上的 0 也参与了取最大值。传入 `include_self=False`；没有任何行的段则保留画布上的 0。"),
-        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, _rows(s, x), x, "amax"),
+        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x), x, "amax"),
                 en="a segment without rows came out -inf, your canvas's value: start from zeros with `include_self=False` (or replace the -inf afterwards).",
                 zh="没有任何行的段结果是 -inf，也就是画布的初值：从全零开始并传入 `include_self=False`（或者事后把 -inf 换成 0）。"),
-        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, _rows(s, x), x),
+        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, expanded(s, x), x),
                 en="each segment holds one of its rows, not their max: `scatter` keeps one arbitrary value per position; `scatter_reduce(..., \"amax\", include_self=False)` combines them.",
                 zh="每段只留下了其中一行，而不是最大值：`scatter` 在每个位置只保留任意一个值；`scatter_reduce(..., \"amax\", include_self=False)` 才会把它们合起来。"),
         Mistake("no_expand", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, s[:, None], x, "amax", include_self=False),

@@ -11,35 +11,27 @@ import torch
 import torch.nn.functional as F
 
 from gatherbook.exercises._checker import Exercise, Mistake, Wrong
-from gatherbook.exercises.cases import (ATOL, PAD, between, distinct, ints, logits, padded_labels,
-                                        rng, t, with_value)
+from gatherbook.exercises.cases import (ATOL, PAD, between, distinct, from_sizes, ints,
+                                        logits, padded_labels, rng, t, with_value)
 from gatherbook.logprobs import token_logprobs
 
 
 # 1. whole rows
-
 def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
     """``out[k] = x[rows[k]]`` with gather. x: (N, D); rows: (K,) int64. Returns (K, D)."""
     return x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1]))
 
 
-def _rows_random(g: torch.Generator):
-    N, D = distinct(g, 2, 7)
-    return logits(g, N, D), ints(g, N, between(g, 1, 6))
-
-
-WHOLE_ROWS = Exercise(
-    name="ch6.whole_rows",
+WHOLE_ROWS = Exercise(whole_rows,
     title={"en": "Whole rows with gather", "zh": "用 gather 取整行"},
-    args=("x", "rows"),
-    reference=whole_rows,
     edge_cases=[
         (logits(rng(61), 4, 3), t([2, 0, 3])),         # N > D
         (logits(rng(62), 1, 4), t([0, 0])),            # N == 1, the same row twice
         (logits(rng(63), 3, 5), t([1])),               # K == 1 (bites a bare squeeze)
         (logits(rng(64), 5, 2), t([4, 4, 1, 0, 2, 3])),  # K > N, repeats
     ],
-    random_case=_rows_random,
+    random_case=from_sizes((2, 7), inputs=lambda g, N, D: (
+        logits(g, N, D), ints(g, N, between(g, 1, 6)))),
     seed=601,
     right=[
         lambda x, rows: x[rows],
@@ -63,7 +55,6 @@ WHOLE_ROWS = Exercise(
 
 
 # 2. token log-probs with -100 labels
-
 def _picked(logp, labels):  # gather at a dummy id 0 where the label is padding: no mask yet
     return logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
 
@@ -86,11 +77,8 @@ def _masked_random(g: torch.Generator):
     return lp, labels
 
 
-LABEL_LOGP = Exercise(
-    name="ch6.label_logp",
+LABEL_LOGP = Exercise(label_logp,
     title={"en": "Log-probs of labels with padding", "zh": "带填充标签的对数概率"},
-    args=("logp", "labels"),
-    reference=label_logp,
     edge_cases=[
         (logits(rng(65), 2, 4, 5).log_softmax(-1), t([[0, 3, PAD, PAD], [4, 0, 1, 2]])),    # id 0 is a token
         (logits(rng(66), 1, 3, 4).log_softmax(-1), t([[2, PAD, PAD]])),                     # B == 1
@@ -98,10 +86,7 @@ LABEL_LOGP = Exercise(
         (with_value(logits(rng(68), 2, 3, 4).log_softmax(-1), (0, 2, 0), float("-inf")),    # the dummy id's log-prob is -inf
          t([[1, 2, PAD], [0, 3, 1]])),                                 # (a masked vocabulary)
     ],
-    random_case=_masked_random,
-    seed=602,
-    grad="same",
-    atol=ATOL,
+    random_case=_masked_random, seed=602, grad="same", atol=ATOL,
     right=[
         lambda logp, labels: torch.where(labels != PAD, torch.take_along_dim(logp, labels.clamp(min=0)[..., None], dim=-1)[..., 0], 0.0),
         lambda logp, labels: -F.nll_loss(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none"),
@@ -137,30 +122,21 @@ LABEL_LOGP = Exercise(
 
 
 # 3. the error of each action value
-
 def td_error(q: torch.Tensor, actions: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """``out[b] = q[b][actions[b]] - target[b]``. q: (B, A); actions, target: (B,). Returns (B,)."""
     return q.gather(1, actions.unsqueeze(1)).squeeze(1) - target
 
 
-def _td_random(g: torch.Generator):
-    B, A = distinct(g, 1, 6)
-    return logits(g, B, A), ints(g, A, B), logits(g, B)
-
-
-TD_ERROR = Exercise(
-    name="ch6.td_error",
+TD_ERROR = Exercise(td_error,
     title={"en": "The error of each taken action's value", "zh": "每个所采取动作的价值误差"},
-    args=("q", "actions", "target"),
-    reference=td_error,
     edge_cases=[
         (logits(rng(68), 3, 2), t([1, 0, 1]), logits(rng(69), 3)),   # B > A
         (logits(rng(70), 1, 4), t([3]), logits(rng(71), 1)),         # B == 1
         (logits(rng(72), 2, 5), t([0, 0]), logits(rng(73), 2)),      # the same action twice
     ],
-    random_case=_td_random,
-    seed=603,
-    grad="same",
+    random_case=from_sizes((1, 6), inputs=lambda g, B, A: (
+        logits(g, B, A), ints(g, A, B), logits(g, B))),
+    seed=603, grad="same",
     grad_args=("q",),  # a target carries no gradient (chapter 3): detaching it is right
     right=[
         lambda q, a, t: q[torch.arange(q.shape[0]), a] - t,
@@ -185,24 +161,17 @@ TD_ERROR = Exercise(
 )
 
 # 4. find the bug: a sequence's log-prob
-
 def seq_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Each sequence's log-prob, padding left out. logp: (B, L, V); labels: (B, L). Returns (B,)."""
     return label_logp(logp, labels).sum(-1)
 
 
 _SHARED = ("take_along_dim_wraps", "clamp_only", "times_mask", "zero_is_padding")  # its sums, same hints
-SEQ_LOGP = Exercise(
-    name="ch6.seq_logp",
+SEQ_LOGP = Exercise(seq_logp,
     bug="take_along_dim_wraps",  # the stub is this mistake
     title={"en": "Find the bug: the log-prob of a padded sequence", "zh": "找出错误：带填充序列的对数概率"},
-    args=("logp", "labels"),
-    reference=seq_logp,
     edge_cases=LABEL_LOGP.edge_cases,
-    random_case=_masked_random,
-    seed=604,
-    grad="same",
-    atol=ATOL,
+    random_case=_masked_random, seed=604, grad="same", atol=ATOL,
     right=[
         lambda logp, labels: -F.nll_loss(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none").sum(-1),
         lambda logp, labels: torch.where(labels != PAD, _wrapped(logp, labels.clamp(min=0)), 0.0).sum(-1),
