@@ -2,7 +2,6 @@
 the kit's one renderer; training curves are :func:`gatherbook.figures.charts.draw_curves`."""
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -48,9 +47,8 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     cell_h = 0.34 if len(checked) < 3 else 0.28  # three panels share one desktop screen
     for label, q, picks in checked:
         faces = cell_array([shade(v) for v in q.reshape(-1).tolist()], tuple(q.shape))
-        picked = torch.zeros(q.shape, dtype=torch.bool)
-        picked[torch.arange(len(picks)), picks] = True
         out = q.gather(1, picks.unsqueeze(1))
+        picked = torch.nn.functional.one_hot(picks, q.shape[1]).bool()
         rows.append([panel("q", q, label, faces=faces, mark=picked, mark_color=style.PICK, cell_h=cell_h),
                      panel("out", out, "out", mark=torch.ones_like(out, dtype=torch.bool),
                            mark_color=style.PICK, numbers=False, cell_h=cell_h)])
@@ -77,8 +75,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     qn = args.tensor("q", q, ndim=2, kind="float").detach().cpu().double().numpy()
     assert qn.shape == (n_rows * n_cols, 4), f"q: shape ({n_rows * n_cols}, 4), one row per cell of desc"
     path = [] if path is None else list(path)
-    assert all(isinstance(s, numbers.Integral) and 0 <= s < n_rows * n_cols for s in path), \
-        f"path: states in [0, {n_rows * n_cols})"
+    for k, s in enumerate(path):
+        assert 0 <= args.integer(f"path[{k}]", s) < n_rows * n_cols, f"path: states in [0, {n_rows * n_cols})"
     codes = [c for r in rows for c in r]
     v, greedy = qn.max(1), qn.argmax(1)
     live = np.array([c not in _ENDS for c in codes])
