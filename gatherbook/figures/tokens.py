@@ -1,10 +1,5 @@
-"""Pictures for the chapter on per-token log-probabilities of a language model (the table in
-:mod:`gatherbook.figures` lists them).
-
-All are cells of the kit's one renderer (:func:`gatherbook.figures.grid.render`), one character
-per cell at the size of every cell value; a text longer than a line wraps, each line named by
-the position of its first character.
-"""
+"""Pictures for the chapter on per-token log-probabilities: cells of the kit's one renderer, one
+character per cell; a text longer than a line wraps, each line named by its first position."""
 from __future__ import annotations
 
 import math
@@ -153,7 +148,6 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
         mask: integer or bool tensor ``(len(tokens), L)`` of 0 and 1.
         left: the rows are left-padded (zeros, then ones) rather than right-padded (ones, then
             zeros); a mask of the other form raises.
-        title: optional text above the picture (code and numbers only: no CJK).
 
     Introduced in Chapter 2.
     """
