@@ -58,7 +58,7 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
 @style.styled
 def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor, *,
                      path: Sequence[int] | None = None, title: str | None = None) -> Figure:
-    """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrow.
+    """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrowhead.
 
     ``desc``: the map as rows of one-letter codes, at most 8 x 5, e.g. gymnasium's
     ``env.unwrapped.desc`` (bytes or str; ``H`` holes and ``G`` goals get no arrow). ``q``:
