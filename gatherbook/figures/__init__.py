@@ -22,8 +22,9 @@ module                  public drawing functions                         chapter
 ``figures.puzzles``     ``draw_case`` (a puzzle's example, or yours)     Practice
 ======================  ===============================================  ===========
 
-Labels are code identifiers and numbers only, so one figure serves both editions; the caption,
-in the page's language, lives in the notebook cell. End a figure cell with ``;``.
+Every drawing function takes ``title=``, an optional line above the picture. Titles and labels
+are code identifiers and numbers only, so one figure serves both editions; the caption, in the
+page's language, lives in the notebook cell. End a figure cell with ``;``.
 """
 from gatherbook.figures.charts import bars, draw_curves, draw_errors, draw_peaks, draw_ratios, lines
 from gatherbook.figures.gather import draw_gather, draw_index_shapes

@@ -1,9 +1,7 @@
-"""The picture of gather: :func:`draw_gather`, drawn from the real tensors in a notebook cell.
+"""The pictures of gather (:func:`draw_gather`) and of its index shapes (:func:`draw_index_shapes`).
 
-``input``, ``index`` and ``out = input.gather(dim, index)`` as grids of cells (the kit's one
-renderer, :mod:`gatherbook.figures.grid`); colour links every ``index`` cell (and its ``out``
-cell) to the ``input`` cell it reads. Wrong arguments get the readable statement of gather's
-rules that ``torch.gather`` gives tersely: a reader meets them here first.
+Wrong arguments get the readable statement of gather's rules that ``torch.gather`` gives
+tersely: a reader meets them here first.
 """
 from __future__ import annotations
 
@@ -154,7 +152,6 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
         input: the tensor to read from.
         dim: the dimension along which ``index`` picks (negative counts from the end).
         index: int64 (or int32) tensor of positions along ``dim``, each in ``0 .. input.size(dim)-1``.
-        title: optional text above the picture (code and numbers only: no CJK).
         explain: optional position of ``index`` (and ``out``), e.g. ``(2, 0)``: outlines that
             ``out`` cell, the ``index`` cell at the same position and the ``input`` cell it reads,
             and writes under the grids ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the

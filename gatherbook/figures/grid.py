@@ -1,7 +1,7 @@
 """The one renderer of pictures of cells, and the checker's picture :func:`draw_tensors`.
 
-Every picture of cells in the book (gather, scatter, Q-value picks, the checker's expected /
-got) is a list of :class:`Panel` s laid out by :func:`render`: one cell geometry, one rule for the
+Every picture of cells in the book (gather, scatter, Q-value picks, the grid world, token masks,
+the shift, the checker's expected / got) is a list of :class:`Panel` s laid out by :func:`render`: one cell geometry, one rule for the
 ink on a coloured cell (:func:`gatherbook.figures.style.ink_on`), rows of panels that wrap so no
 figure is wider than :data:`~gatherbook.figures.style.MAX_WIDTH`.
 
@@ -418,20 +418,15 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
 def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = None,
                  mark: Mapping[str, torch.Tensor] | None = None,
                  float_format: Callable[[float], str] | None = None) -> Figure:
-    """Draw a row of labelled grids, one per entry of ``tensors`` (label: key and shape).
+    """Draw a row of labelled grids, one per entry of ``tensors`` (label: key and shape), left to
+    right in the mapping's order.
 
     Shapes: each tensor has 0 to 3 dims (0-d: one cell; 3-d: a row of slices ``name[0]`` ...),
     at most 4 slices, 8 rows and 10 columns; the tensors may differ in shape and dtype (bool,
-    integer, floating: floats are written with 2 decimals). ``mark`` maps some of the keys to a
-    bool tensor of that entry's shape; its True cells get a thick red outline (where an answer
-    differs from the expected one, say).
-
-    Args:
-        tensors: name -> tensor, drawn left to right in the mapping's order.
-        title: optional text above the picture (code and numbers only: no CJK).
-        mark: optional name -> bool tensor of the same shape as ``tensors[name]``.
-        float_format: optional function that writes a float cell (default: 2 decimals), e.g. the
-            exercise checker's, so that its picture and its text show the same numbers.
+    integer, floating: floats are written with 2 decimals, or by ``float_format``, e.g. the
+    exercise checker's, so that its picture and its text show the same numbers). ``mark`` maps
+    some of the keys to a bool tensor of that entry's shape; its True cells get a thick red
+    outline (where an answer differs from the expected one, say).
 
     Introduced in Chapter 1 (the exercise checker's picture).
     """

@@ -1,10 +1,6 @@
-"""Pictures of image patches for the vision chapters, drawn from the real tensors: images put
-back together from their patches (:func:`draw_patches`), patches in a tensor's order
-(:func:`draw_patch_rows`) and whole images (:func:`draw_images`), all laid out by one
-:func:`_layout`, stacked so that the figure reads at phone width.
-
-Patches use the layout of :func:`gatherbook.vision.patchify` (MAE's): ``D = P * P * C``,
-ordered (row, column, channel).
+"""Pictures of images and their patches for the vision chapters, all laid out by one
+:func:`_layout`. Patches use the layout of :func:`gatherbook.vision.patchify` (MAE's):
+``D = P * P * C``, ordered (row, column, channel).
 """
 from __future__ import annotations
 
@@ -101,7 +97,6 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
             (pass ``torch.arange(N)`` to number every patch, or ``topk``'s indices to show
             each kept patch's position in the result).
         channels: 3 (RGB) or 1.
-        title: optional text above the figure (code and numbers only).
 
     Introduced in Chapter 4.
     """
@@ -114,9 +109,8 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
         p = args.tensor(f"panels[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
         assert p.shape[0] == rows * cols, f"panels[{name!r}]: N={p.shape[0]}, grid {grid} holds {rows * cols}"
         if name in keep:
-            kept = torch.zeros(p.shape[0], dtype=torch.bool)
-            kept[args.tensor(f"keep[{name!r}]", keep[name], ndim=1, kind="int").cpu()] = True
-            p = torch.where(kept.unsqueeze(-1), p, _greyed(p, channels))
+            kept = args.tensor(f"keep[{name!r}]", keep[name], ndim=1, kind="int").cpu()
+            p = torch.where(torch.isin(torch.arange(len(p)), kept).unsqueeze(-1), p, _greyed(p, channels))
         image = _to_rgb(unpatchify(p.unsqueeze(0), (rows, cols), channels)[0])
         ids = args.tensor(f"labels[{name!r}]", labels.get(name, torch.zeros(0, dtype=torch.long)), ndim=1, kind="int")
         assert not ids.numel() or 0 <= ids.min() <= ids.max() < p.shape[0], "labels: patch numbers"
@@ -136,7 +130,6 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
             (e.g. the patch number in the image). Without it, tile ``k`` is labelled ``k``.
         per_row: tiles per line (a long sequence wraps).
         channels: 3 (RGB) or 1.
-        title: optional text above the figure (code and numbers only).
 
     Introduced in Chapter 4.
     """
@@ -177,7 +170,6 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
             ``[0, 1]`` (values outside are clipped). Different sizes are allowed.
         patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
         width: width of each image in inches, at most what two to a row leave.
-        title: optional ASCII text above the picture.
 
     Introduced in Chapter 5.
     """

@@ -1,29 +1,23 @@
-"""Pictures for the chapter on action values and policies (reinforcement learning):
-:func:`draw_q_picks` (the kit's grid renderer) and :func:`draw_grid_policy`, a grid world of
-arrows on the colour-blind-safe :data:`~gatherbook.figures.style.SEQUENTIAL` scale. Training
-curves are :func:`gatherbook.figures.charts.draw_curves`.
-"""
+"""Pictures for the chapter on action values and policies (reinforcement learning), cells of
+the kit's one renderer; training curves are :func:`gatherbook.figures.charts.draw_curves`."""
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import cell_array, panel, render
+from gatherbook.figures.grid import cell_array, panel, render, text_panel
 
 __all__ = ["draw_q_picks", "draw_grid_policy", "ARROWS"]
 
-#: FrozenLake / CliffWalking action numbers -> arrow direction (dx, dy), y pointing down.
-ARROWS = {0: (-1, 0), 1: (0, 1), 2: (1, 0), 3: (0, -1)}
-#: the cells of a grid world that end an episode: letter -> (face, edge, ink)
-_ENDS = {"H": (style.HOLE, style.PAPER, style.PAPER), "G": (style.PAPER, style.INK, style.INK)}
+#: FrozenLake / CliffWalking action numbers -> the arrowhead of their direction
+ARROWS = "◀▼▶▲"
+#: the cells of a grid world that end an episode: letter -> face
+_ENDS = {"H": style.HOLE, "G": style.PAPER}
 
 
 @style.styled
@@ -53,9 +47,8 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
     cell_h = 0.34 if len(checked) < 3 else 0.28  # three panels share one desktop screen
     for label, q, picks in checked:
         faces = cell_array([shade(v) for v in q.reshape(-1).tolist()], tuple(q.shape))
-        picked = torch.zeros(q.shape, dtype=torch.bool)
-        picked[torch.arange(len(picks)), picks] = True
         out = q.gather(1, picks.unsqueeze(1))
+        picked = torch.nn.functional.one_hot(picks, q.shape[1]).bool()
         rows.append([panel("q", q, label, faces=faces, mark=picked, mark_color=style.PICK, cell_h=cell_h),
                      panel("out", out, "out", mark=torch.ones_like(out, dtype=torch.bool),
                            mark_color=style.PICK, numbers=False, cell_h=cell_h)])
@@ -65,60 +58,35 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
 @style.styled
 def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor, *,
                      path: Sequence[int] | None = None, title: str | None = None) -> Figure:
-    """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrow.
+    """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrowhead.
 
-    ``desc``: the map as rows of one-letter codes, e.g. gymnasium's ``env.unwrapped.desc``
-    (bytes or str; ``H`` holes and ``G`` goals get no arrow). ``q``: ``(n_rows * n_cols, 4)``
-    float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``; actions 0 to 3 are
-    left, down, right, up (FrozenLake's and CliffWalking's numbering). ``path``: states to
-    outline (e.g. the greedy path from the start).
+    ``desc``: the map as rows of one-letter codes, at most 8 x 5, e.g. gymnasium's
+    ``env.unwrapped.desc`` (bytes or str; ``H`` holes and ``G`` goals get no arrow). ``q``:
+    ``(n_rows * n_cols, 4)`` float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``;
+    actions 0 to 3 are left, down, right, up (FrozenLake's and CliffWalking's numbering).
+    ``path``: states to outline (e.g. the greedy path from the start).
 
     Introduced in Chapter 3.
     """
     rows = [[c.decode() if isinstance(c, bytes) else str(c) for c in row] for row in desc]
     n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
-    assert 1 <= n_rows <= 12 and 1 <= n_cols <= 12 and all(len(r) == n_cols for r in rows) \
-        and all(len(c) == 1 for r in rows for c in r), "desc: a rectangle of one-letter codes, at most 12 x 12"
+    assert 1 <= n_rows <= 8 and 1 <= n_cols <= 5 and all(len(r) == n_cols for r in rows) \
+        and all(len(c) == 1 for r in rows for c in r), "desc: a rectangle of one-letter codes, at most 8 x 5"
     qn = args.tensor("q", q, ndim=2, kind="float").detach().cpu().double().numpy()
     assert qn.shape == (n_rows * n_cols, 4), f"q: shape ({n_rows * n_cols}, 4), one row per cell of desc"
     path = [] if path is None else list(path)
-    assert all(isinstance(s, numbers.Integral) and 0 <= s < n_rows * n_cols for s in path), \
-        f"path: states in [0, {n_rows * n_cols})"
-    v = qn.max(1)
-    greedy = qn.argmax(1)
-    live = np.array([c not in "HG" for r in rows for c in r])
+    for k, s in enumerate(path):
+        assert 0 <= args.integer(f"path[{k}]", s) < n_rows * n_cols, f"path: states in [0, {n_rows * n_cols})"
+    codes = [c for r in rows for c in r]
+    v, greedy = qn.max(1), qn.argmax(1)
+    live = np.array([c not in _ENDS for c in codes])
     shade = style.shades(*((v[live].min(), v[live].max()) if live.any() else (0.0, 1.0)))
-    cell = min(0.85, (style.MAX_WIDTH - 0.9) / n_cols)
-    fig = plt.figure(figsize=(n_cols * cell + 0.9, n_rows * cell + (0.75 if title else 0.35)))
-    ax = fig.add_axes([0.02, 0.02, 0.96, (n_rows * cell + 0.2) / fig.get_figheight()])
-    ax.set_xlim(-0.45, n_cols + 0.05)
-    ax.set_ylim(n_rows + 0.05, -0.05)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    for s in range(n_rows * n_cols):
-        r, c = divmod(s, n_cols)
-        code = rows[r][c]
-        if code in _ENDS:  # a hole or the goal: its letter, no value and no arrow
-            face, edge, ink = _ENDS[code]
-            ax.add_patch(Rectangle((c, r), 1, 1, facecolor=face, edgecolor=edge, linewidth=1.5))
-            ax.text(c + 0.5, r + 0.5, code, fontsize=style.FS_CHAR, color=ink, ha="center", va="center")
-            continue
-        ax.add_patch(Rectangle((c, r), 1, 1, facecolor=shade(v[s]), edgecolor=style.PAPER, linewidth=1.5))
-        ink = style.ink_on(shade(v[s]))
-        dx, dy = ARROWS[int(greedy[s])]
-        ax.annotate("", xy=(c + 0.5 + 0.3 * dx, r + 0.42 + 0.3 * dy),
-                    xytext=(c + 0.5 - 0.3 * dx, r + 0.42 - 0.3 * dy),
-                    arrowprops=dict(arrowstyle="-|>", color=ink, linewidth=2.2, mutation_scale=16))
-        ax.text(c + 0.5, r + 0.84, f"{v[s]:.2f}", fontsize=style.FS_VALUE, color=ink, ha="center",
-                va="center", gid="value")
-        if code == "S":
-            ax.text(c + 0.1, r + 0.14, "S", fontsize=style.FS_NUMBER, color=ink, ha="center", va="center")
-    for s in path:
-        r, c = divmod(s, n_cols)
-        ax.add_patch(Rectangle((c + 0.05, r + 0.05), 0.9, 0.9, fill=False, edgecolor=style.PICK, linewidth=2.4))
-    for r in range(n_rows):
-        ax.text(-0.25, r + 0.5, str(r), fontsize=style.FS_NUMBER, color=style.MUTED, ha="center", va="center")
-    if title:
-        fig.text(0.03, 1 - 0.22 / fig.get_figheight(), title, fontsize=style.FS_TITLE, color=style.INK,
-                 va="center")
-    return fig
+    texts = [c if c in _ENDS else f"{'S' if c == 'S' else ''}{ARROWS[greedy[s]]} {v[s]:.2f}"
+             for s, c in enumerate(codes)]
+    faces = [_ENDS.get(c) or shade(v[s]) for s, c in enumerate(codes)]
+    on_path = [s in path for s in range(len(codes))]
+    grid = [range(r * n_cols, (r + 1) * n_cols) for r in range(n_rows)]
+    policy = text_panel("policy", [[texts[s] for s in r] for r in grid], [[faces[s] for s in r] for r in grid],
+                        "q.argmax(1), q.max(1)", row_names=tuple(map(str, range(n_rows))),
+                        mark=[[on_path[s] for s in r] for r in grid], mark_color=style.PICK)
+    return render([[policy]], title)

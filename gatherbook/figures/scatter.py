@@ -1,11 +1,5 @@
-"""The picture of scatter (gather read backwards): :func:`draw_scatter`.
-
-``src``, ``index`` and ``out = self.scatter(dim, index, src)`` (or ``scatter_add`` /
-``scatter_reduce``) as grids stacked top to bottom (the kit's one renderer), so the picture
-reads on a phone. Colour links every ``src`` cell (and its ``index`` cell) to the ``out`` cell it
-writes; an ``out`` cell that several ``src`` cells write gets a red outline (a collision); ``out``
-cells nobody writes keep ``self``'s value on light grey.
-"""
+"""The picture of scatter (gather read backwards), :func:`draw_scatter`: cells of the kit's one
+renderer, linked by the same colours as gather's."""
 from __future__ import annotations
 
 import numpy as np

@@ -35,7 +35,6 @@ EM = 0.602  #: advance width of one DejaVu Sans Mono character, in ems
 #: font sizes in points: cell values, row/column numbers, small labels, panel and figure titles
 FS_VALUE, FS_NUMBER, FS_LABEL, FS_TITLE, FS_FIGTITLE = 10.0, 8.0, 9.0, 10.5, 11.5
 FS_TAG = 7.5  #: small marks inside a cell (the link numbers of a gather picture)
-FS_CHAR = 12.0  #: one character per cell (texts coloured by log-probability)
 FS_MIN = min(FS_VALUE, FS_NUMBER, FS_LABEL, FS_TITLE, FS_TAG)  #: no figure text is smaller
 
 # --- sizes on screen ---------------------------------------------------------------------------

@@ -1,10 +1,5 @@
-"""Pictures for the chapter on per-token log-probabilities of a language model (the table in
-:mod:`gatherbook.figures` lists them).
-
-All are cells of the kit's one renderer (:func:`gatherbook.figures.grid.render`), one character
-per cell at the size of every cell value; a text longer than a line wraps, each line named by
-the position of its first character.
-"""
+"""Pictures for the chapter on per-token log-probabilities: cells of the kit's one renderer, one
+character per cell; a text longer than a line wraps, each line named by its first position."""
 from __future__ import annotations
 
 import math
@@ -134,9 +129,11 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
                  title: str | None = None) -> Figure:
     """A padded batch lined up for scoring: which logits position scores which label, and the mask.
 
-    ``tokens`` holds one string per row, one character per token (padding positions hold any
-    character, e.g. ``_``); ``mask`` is the attention mask, ``(rows, L)``, 1 for a real token and
-    0 for padding. For each row ``b`` five lines of cells share the columns ``t``:
+    ``tokens`` holds 1 to 4 strings of one length L (2 to 12), one character per token (padding
+    positions hold any character, e.g. ``_``); ``mask`` is the attention mask, ``(rows, L)``
+    integer or bool, 1 for a real token and 0 for padding, left-padded (zeros, then ones) if
+    ``left`` else right-padded: a mask of the other form raises. For each row ``b`` five lines of
+    cells share the columns ``t``:
 
     - ``ids`` -- the tokens (padding on grey);
     - ``mask`` -- 1 / 0;
@@ -147,13 +144,6 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
 
     A label that ``mask[:, 1:]`` counts although its logits position is padding (the first real
     token of a left-padded row) is outlined in red: a score read off a padding position.
-
-    Args:
-        tokens: 1 to 4 strings of the same length L, 2 <= L <= 12.
-        mask: integer or bool tensor ``(len(tokens), L)`` of 0 and 1.
-        left: the rows are left-padded (zeros, then ones) rather than right-padded (ones, then
-            zeros); a mask of the other form raises.
-        title: optional text above the picture (code and numbers only: no CJK).
 
     Introduced in Chapter 2.
     """

@@ -206,6 +206,15 @@ def test_padding_says_which_side_its_mask_pads():
         figures.draw_padding(["ab"], torch.tensor([[1, 2]]))
 
 
+def test_grid_policy_writes_each_cells_greedy_arrow_and_value_and_outlines_the_path():
+    q = torch.tensor([[0.0, 0.1, 0.5, 0.2], [0.0, 0.9, 0.3, 0.2], [0.0] * 4, [0.0] * 4])
+    fig = figures.draw_grid_policy(["SF", "HG"], q, path=[0, 1])  # S: right; F: down
+    assert _texts(fig, "value") == ["S▶ 0.50", "▼ 0.90", "H", "G"]
+    assert _marked(fig) == {"policy[0,0]", "policy[0,1]"}
+    with pytest.raises(AssertionError, match=r"path: states in \[0, 4\)"):
+        figures.draw_grid_policy(["SF", "HG"], q, path=[4])
+
+
 def test_token_logprobs_3d_picks_one_cell_per_position():
     logp = -torch.rand(2, 3, 5)
     tokens = torch.tensor([[4, 0, 2], [1, 1, 3]])
