@@ -198,7 +198,7 @@ ZH["last_token"] = {
 }
 
 EN["leading_rows"] = {
-    "title": "The `<=` rule: the first R rows",
+    "title": "The ≤ rule: the first R rows",
     "task": "For the first `R` rows of `x` only, row `i` of the answer holds `x[i, cols[k]]` in column "
             "`k`. Do not slice `x`: build an index with `R` rows and let gather read the first `R` rows.",
     "why": "Off `dim`, an index may be smaller than `x` (rule 2: `R <= B`): gather then reads the "
@@ -211,7 +211,7 @@ EN["leading_rows"] = {
                     "`cols.unsqueeze(0)`, then expand it to R rows.",
 }
 ZH["leading_rows"] = {
-    "title": "`<=` 规则：只取前 R 行",
+    "title": "≤ 规则：只取前 R 行",
     "task": "只看 `x` 的前 `R` 行：答案第 `i` 行第 `k` 列是 `x[i, cols[k]]`。不要对 `x` 切片：构造一个有 `R` 行的索引，让 gather 只读前 `R` 行。",
     "why": "在 `dim` 以外的维度上，索引可以比 `x` 小（规则 2：`R <= B`）：gather 只读前 R 行；`expand` 把 `cols` 放进每一行，不复制数据。",
     "one_row": "索引里大小为 1 的维度不会自动扩展：形状 (1, K) 的索引只读第 0 行（规则 2）。请用 `expand(R, -1)` 把它变成 (R, K)。",
