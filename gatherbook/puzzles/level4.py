@@ -413,9 +413,11 @@ def left_to_ragged_spec(padded, lengths, N):
 
 def left_to_ragged(padded, lengths, N):
     L = padded.shape[1]
-    pos = torch.arange(L, device=padded.device)           # (L,)
-    first = (L - lengths).unsqueeze(1)                    # (B, 1): a row's first real column
-    start = (lengths.cumsum(0) - lengths).unsqueeze(1)    # (B, 1): where the row goes in out
+    pos = torch.arange(L, device=padded.device)  # (L,)
+    # (B, 1): a row's first real column
+    first = (L - lengths).unsqueeze(1)
+    # (B, 1): where the row goes in out
+    start = (lengths.cumsum(0) - lengths).unsqueeze(1)
     # (B, L): each cell's place in out; the pads go to a spare slot N
     dest = torch.where(pos >= first, start + pos - first, N)
     out = padded.new_zeros(N + 1).scatter(0, dest.flatten(), padded.flatten())
