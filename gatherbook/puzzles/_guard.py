@@ -10,11 +10,16 @@ Two watchers, both active only during the call of the reader's function:
 - a line tracer (:func:`sys.settrace`) on the reader's own code: a line that runs twice in one
   call is a Python loop (or a comprehension), which the puzzles rule out.
 
+Before the call, :func:`loop_line` reads the answer's own bytecode: a loop written in it is named
+as a loop, even when its first pass would stop at a forbidden call (``x[i, idx[i]]``, ``int(n)``).
+
 Nested calls inside torch are not seen: a mode is switched off while its handler runs.
 """
 from __future__ import annotations
 
+import dis
 import sys
+import types
 from typing import Any, Callable, Iterable
 
 import torch
@@ -179,9 +184,29 @@ class LoopTracer:
         return None
 
 
+def loop_line(fn: Callable[..., Any]) -> int | None:
+    """The line of the first loop (``for``, ``while``, a comprehension) written in ``fn``'s own code
+    or in a function or comprehension nested in it, or ``None``."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    todo = [code]
+    while todo:
+        c = todo.pop(0)
+        for ins in dis.get_instructions(c):
+            if ins.opname == "FOR_ITER" or "BACKWARD" in ins.opname:
+                return ins.positions.lineno if ins.positions else c.co_firstlineno
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    return None
+
+
 def guarded_call(fn: Callable[..., Any], args: tuple, allowed: Iterable[str],
                  limits: dict[str, int] | None = None) -> Any:
-    """Call ``fn(*args)`` with the guard on; :class:`Forbidden` propagates."""
+    """Call ``fn(*args)`` with the guard on; :class:`Forbidden` propagates (a loop written in
+    ``fn`` before anything runs)."""
+    line = loop_line(fn)
+    if line is not None:
+        raise Forbidden("for", loop=(line, 2))
     filename = getattr(getattr(fn, "__code__", None), "co_filename", None)
     tracer = LoopTracer(filename) if filename else None
     old = sys.gettrace()

@@ -55,7 +55,8 @@ CONDITIONS = {
            (" (distinct)", "（互不相同）"), ("rows permutations", "每行是一个排列"),
            ("rows sum to 1", "每行之和为 1"), ("a permutation of 0..N-1", "是 0..N-1 的一个排列"),
            ("values distinct within a row", "每行的值互不相同"), ("summing to N >= 1", "之和为 N >= 1"),
-           ("L >= max length", "L >= 最长的长度")],
+           ("L >= max length", "L >= 最长的长度"),
+           ("padded's dtype", "dtype 同 padded")],
 }
 
 
@@ -194,6 +195,28 @@ ZH["last_token"] = {
     "no_minus_one": "列号从 0 开始：最后一个真实词元在 `lengths - 1`。",
     "last_column": "对比 L 短的行，`x[:, -1]` 取到的是填充：要用每一行自己的长度。",
     "bare_squeeze": "B = 1 时，不带参数的 `.squeeze()` 会去掉批次维：请写 `.squeeze(1)`。",
+}
+
+EN["leading_rows"] = {
+    "title": "The ≤ rule: the first R rows",
+    "task": "For the first `R` rows of `x` only, row `i` of the answer holds `x[i, cols[k]]` in column "
+            "`k`. Do not slice `x`: build an index with `R` rows and let gather read the first `R` rows.",
+    "why": "Off `dim`, an index may be smaller than `x` (rule 2: `R <= B`): gather then reads the "
+           "first R rows only; `expand` puts `cols` in each of them without a copy.",
+    "one_row": "a size-1 dim of the index does not stretch: a (1, K) index reads row 0 only (rule "
+               "2). `expand(R, -1)` it to (R, K).",
+    "all_rows": "an index with B rows reads every row of `x`; give it R rows and gather reads only "
+                "the first R (rule 2: `index.size(0) <= x.size(0)`).",
+    "column_index": "`cols.unsqueeze(1)` is a column (K, 1): entry k sits in row k. Make it a row, "
+                    "`cols.unsqueeze(0)`, then expand it to R rows.",
+}
+ZH["leading_rows"] = {
+    "title": "≤ 规则：只取前 R 行",
+    "task": "只看 `x` 的前 `R` 行：答案第 `i` 行第 `k` 列是 `x[i, cols[k]]`。不要对 `x` 切片：构造一个有 `R` 行的索引，让 gather 只读前 `R` 行。",
+    "why": "在 `dim` 以外的维度上，索引可以比 `x` 小（规则 2：`R <= B`）：gather 只读前 R 行；`expand` 把 `cols` 放进每一行，不复制数据。",
+    "one_row": "索引里大小为 1 的维度不会自动扩展：形状 (1, K) 的索引只读第 0 行（规则 2）。请用 `expand(R, -1)` 把它变成 (R, K)。",
+    "all_rows": "有 B 行的索引会读 `x` 的每一行；给它 R 行，gather 就只读前 R 行（规则 2：`index.size(0) <= x.size(0)`）。",
+    "column_index": "`cols.unsqueeze(1)` 是形状 (K, 1) 的一列：第 k 个元素位于第 k 行。请把它变成一行 `cols.unsqueeze(0)`，再扩展成 R 行。",
 }
 
 # --- level 2 ----------------------------------------------------------------------------------
@@ -575,6 +598,28 @@ ZH["right_to_left"] = {
     "no_mask": "超出长度的格子里是任意内容：用 `where` 在前面的列填 `pad`。",
     "shift_wrong_way": "输出第 j 列读的是第 j - (L - 长度) 列：要往回移，而不是往前。",
     "mask_wrong_side": "左侧填充是在*前* L - 长度 列放 `pad`。",
+}
+EN["left_to_ragged"] = {
+    "title": "Left padding back to one flat sequence",
+    "task": "Row `b` ends with its `lengths[b]` values, after `L - lengths[b]` cells of padding "
+            "(anything); put all the values one after another, row by row, in a vector of length `N`.",
+    "why": "A real cell goes to where its row starts (`cumsum` of the lengths minus the length) "
+           "plus its place in the row; scatter writes it there, and the pads go to a spare slot N "
+           "that is cut off.",
+    "right_padding": "the values sit at the *end* of each row (left padding): a cell is real when its "
+                     "column is >= L - length.",
+    "no_start": "every row wrote from position 0 of the output: add where the row starts, "
+                "`lengths.cumsum(0) - lengths`.",
+    "spare_slot_kept": "the spare slot N that took the pads is still at the end: cut it off with "
+                       "`[:N]`.",
+}
+ZH["left_to_ragged"] = {
+    "title": "左侧填充还原为一条扁平序列",
+    "task": "第 `b` 行先是 `L - lengths[b]` 个填充格（内容任意），行尾才是它的 `lengths[b]` 个值；把所有值按行依次排成一个长度为 `N` 的向量。",
+    "why": "真实的格子写到它所在行的起点（长度的 `cumsum` 减去本行长度）再加上它在行内的位置；用 scatter 写过去，填充格都写到多出来的第 N 个位置，最后切掉。",
+    "right_padding": "值在每一行的*末尾*（左侧填充）：列号 >= L - 长度 的格子才是真实值。",
+    "no_start": "每一行都从输出的第 0 个位置开始写：还要加上这一行的起点 `lengths.cumsum(0) - lengths`。",
+    "spare_slot_kept": "接收填充格的第 N 个位置还留在末尾：用 `[:N]` 切掉。",
 }
 EN["moe_dispatch"] = {
     "title": "Mixture-of-Experts dispatch",

@@ -1,4 +1,5 @@
-"""Level 1, warm-up in 1D and 2D: one index per row or column, reversing, rotating, a diagonal.
+"""Level 1, warm-up in 1D and 2D: one index per row or column, reversing, rotating, a diagonal,
+argmax then gather, the last real token, and the `<=` rule (a smaller index reads leading rows).
 
 Every puzzle: ``spec`` (plain loops: the definition and the reference), ``solution``, right
 answers written other ways, planted wrong answers (their hints are in :mod:`._texts`), the
@@ -280,4 +281,49 @@ LAST_TOKEN = Puzzle(
     signature="x: (B, L), lengths: (B,) int64 in [1, L]  ->  (B,), x's dtype",
 )
 
-PUZZLES = [PICK_PER_ROW, PICK_PER_COLUMN, REVERSE, ROTATE, DIAGONAL, VALUE_AT_ARGMAX, LAST_TOKEN]
+
+# --------------------------------------------------------------------------------------------
+def leading_rows_spec(x, cols, R):
+    K = cols.shape[0]
+    out = torch.zeros(R, K, dtype=x.dtype)
+    for i in range(R):
+        for k in range(K):
+            out[i, k] = x[i, cols[k]]
+    return out
+
+
+def leading_rows(x, cols, R):
+    # (K,) -> (1, K) -> (R, K): an index of R <= B rows reads the first R rows of x
+    index = cols.unsqueeze(0).expand(R, -1)
+    return x.gather(1, index)
+
+
+@st.composite
+def _leading_rows_cases(draw):
+    B, N, K = draw(st.integers(0, 4)), draw(st.integers(1, 5)), draw(st.integers(0, 4))
+    return draw(ints((B, N))), draw(index((K,), N)), draw(st.integers(0, B))
+
+
+LEADING_ROWS = Puzzle(
+    name="leading_rows", level=1, args=("x", "cols", "R"), spec=leading_rows_spec,
+    solution=leading_rows,
+    rights=[lambda x, cols, R: torch.gather(x, 1, cols.expand(R, cols.shape[0])),
+            lambda x, cols, R: x.gather(1, cols.repeat(R, 1)),
+            lambda x, cols, R: x.t().gather(0, cols.unsqueeze(1).expand(-1, R)).t()],
+    wrongs=[Wrong("one_row", lambda x, cols, R: x.gather(1, cols.unsqueeze(0))),
+            Wrong("all_rows", lambda x, cols, R: x.gather(1, cols.expand(x.shape[0], -1))),
+            Wrong("column_index", lambda x, cols, R: x.gather(1, cols.unsqueeze(1).expand(-1, R)))],
+    # no x[...]: the rule reads the leading rows, not a slice
+    allowed=("gather", "arith", "create", "view", "reshape", "unsqueeze", "squeeze", "expand",
+             "expand_as", "repeat", "transpose", "contiguous"),
+    edges=[(t([[3, -1, 4, 1], [5, 9, -2, 6], [5, 3, 5, 8]]), t([3, 1]), 2),
+           (t([[1, -2, 3], [4, 5, -6]]), t([2, 2, 0]), 2),   # R = B, a repeated column
+           (t([[7, 8], [9, 10]]), t([1]), 0),                # R = 0
+           (t([[5], [-5], [6]]), t([0, 0]), 1),              # N = 1, R = 1
+           (t([[1, 2], [3, 4]]), t([]), 1)],                 # K = 0
+    cases=_leading_rows_cases, chapter="01_gather_basics",
+    signature="x: (B, N), cols: (K,) int64 in [0, N), R: int in [0, B]  ->  (R, K), x's dtype",
+)
+
+PUZZLES = [PICK_PER_ROW, PICK_PER_COLUMN, REVERSE, ROTATE, DIAGONAL, VALUE_AT_ARGMAX, LAST_TOKEN,
+           LEADING_ROWS]

@@ -400,6 +400,81 @@ RIGHT_TO_LEFT = Puzzle(
 
 
 # --------------------------------------------------------------------------------------------
+def left_to_ragged_spec(padded, lengths, N):
+    B, L = padded.shape
+    out = torch.zeros(N, dtype=padded.dtype)
+    k = 0
+    for b in range(B):
+        for j in range(L - int(lengths[b]), L):
+            out[k] = padded[b, j]
+            k += 1
+    return out
+
+
+def left_to_ragged(padded, lengths, N):
+    L = padded.shape[1]
+    pos = torch.arange(L, device=padded.device)  # (L,)
+    # (B, 1): a row's first real column
+    first = (L - lengths).unsqueeze(1)
+    # (B, 1): where the row goes in out
+    start = (lengths.cumsum(0) - lengths).unsqueeze(1)
+    # (B, L): each cell's place in out; the pads go to a spare slot N
+    dest = torch.where(pos >= first, start + pos - first, N)
+    out = padded.new_zeros(N + 1).scatter(0, dest.flatten(), padded.flatten())
+    return out[:N]
+
+
+@st.composite
+def _left_to_ragged_cases(draw):
+    B, L = draw(st.integers(0, 3)), draw(st.integers(1, 5))
+    n = draw(lengths(B, L))
+    return draw(ints((B, L))), n, int(n.sum())  # the pad cells hold anything
+
+
+def _dest(x, n, N, *, left=True, start=True):
+    """Each cell's place in the flat output (the pads' place is N): left or right padding."""
+    L = x.shape[1]
+    pos = torch.arange(L, device=x.device)
+    col = pos - (L - n[:, None]) if left else pos.expand(n.shape[0], -1)
+    offset = _starts(n)[:, None] if start else 0
+    return torch.where(col >= 0, col + offset, N) if left else torch.where(col < n[:, None], col + offset, N)
+
+
+def _row_of(n, N):
+    """The row each of the N output positions comes from."""
+    return (torch.arange(N, device=n.device).unsqueeze(1) >= n.cumsum(0)).sum(1)
+
+
+LEFT_TO_RAGGED = Puzzle(
+    name="left_to_ragged", level=4, args=("padded", "lengths", "N"), spec=left_to_ragged_spec,
+    solution=left_to_ragged,
+    rights=[lambda x, n, N: x.flatten().gather(
+                0, _row_of(n, N) * x.shape[1] + torch.arange(N, device=x.device)
+                - _starts(n).gather(0, _row_of(n, N)) + x.shape[1] - n.gather(0, _row_of(n, N))),
+            lambda x, n, N: x.new_zeros(N + 1).index_add(0, _dest(x, n, N).flatten(), x.flatten())[:N],
+            lambda x, n, N: x.new_zeros(N + 1).scatter(
+                0, _dest(x, n, N, left=False).flatten(),
+                x.gather(1, (torch.arange(x.shape[1], device=x.device) + x.shape[1] - n[:, None])
+                         % x.shape[1]).flatten())[:N]],
+    wrongs=[Wrong("right_padding", lambda x, n, N: x.new_zeros(N + 1).scatter(
+                0, _dest(x, n, N, left=False).flatten(), x.flatten())[:N]),
+            Wrong("no_start", lambda x, n, N: x.new_zeros(N + 1).scatter(
+                0, _dest(x, n, N, start=False).flatten(), x.flatten())[:N]),
+            Wrong("spare_slot_kept", lambda x, n, N: x.new_zeros(N + 1).scatter(
+                0, _dest(x, n, N).flatten(), x.flatten()))],
+    allowed=("gather", "scatter", "cumsum", "sum") + BASE,
+    edges=[(t([[-1, -1, 1, 2], [-1, -1, -1, 3], [4, 5, 6, 7]]), t([2, 1, 4]), 7),
+           (t([[9, -9, 5, 5], [2, -2, 2, 0]]), t([2, 4]), 6),   # repeated values, a full row
+           (t([[-1, -1]]), t([0]), 0),                          # B = 1, an empty row: N = 0
+           (t([[3]]), t([1]), 1),                               # B = 1, L = 1
+           (torch.zeros(0, 3, dtype=torch.int64), t([]), 0)],   # B = 0
+    cases=_left_to_ragged_cases, chapter="05_scatter",
+    signature="padded: (B, L), lengths: (B,) int64 in [0, L], N: int = lengths.sum()"
+              "  ->  (N,), padded's dtype",
+)
+
+
+# --------------------------------------------------------------------------------------------
 def moe_dispatch_spec(x, expert, E, C):
     N, D = x.shape
     buf = torch.zeros(E, C, D, dtype=x.dtype)
@@ -458,7 +533,8 @@ MOE_DISPATCH = Puzzle(
     allowed=("gather", "scatter", "cumsum") + BASE,
     edges=[(coded(5, 2), t([1, 0, 1, 1, 0]), 3, 2),     # token 3 dropped, expert 2 empty
            (torch.zeros(0, 2, dtype=I64), t([]), 2, 1),  # N = 0
-           (t([[4], [-4]]), t([0, 0]), 1, 1)],           # E = 1, C = 1, D = 1
+           (t([[4], [-4]]), t([0, 0]), 1, 1),            # E = 1, C = 1, D = 1
+           (t([[5, -5]]), t([1]), 2, 1)],                # N = 1
     cases=_moe_dispatch_cases, chapter="07_generation",
     signature="x: (N, D), expert: (N,) int64 in [0, E), E: int, C: int >= 1  ->  (E, C, D)",
 )
@@ -519,4 +595,4 @@ MOE_COMBINE = Puzzle(
 )
 
 PUZZLES = [INVERSE_PERM, RANK, ONE_HOT, HISTOGRAM, SEGMENT_SUM, SEGMENT_MAX, SEGMENT_MEAN,
-           RAGGED_TO_PADDED, RIGHT_TO_LEFT, MOE_DISPATCH, MOE_COMBINE]
+           RAGGED_TO_PADDED, RIGHT_TO_LEFT, LEFT_TO_RAGGED, MOE_DISPATCH, MOE_COMBINE]

@@ -31,6 +31,32 @@ def test_the_ladder_has_at_least_24_puzzles_in_four_levels():
     assert all(sum(p.level == k for p in ALL) >= 5 for k in (1, 2, 3, 4))
 
 
+#: the puzzles issue #22 names, level by level, and the puzzle that is each
+NAMED = {
+    1: {"pick per row": "pick_per_row", "pick per column": "pick_per_column", "reverse": "reverse",
+        "rotate": "rotate", "gather a diagonal": "diagonal", "argmax-then-gather": "value_at_argmax",
+        "the <= rule": "leading_rows"},
+    2: {"rows of a batch": "rows_of_batch", "whole feature vectors": "feature_vector",
+        "the (B, K) -> (B, K, D) index": "rows_of_batch", "sliding windows": "sliding_windows"},
+    3: {"per-token log-probs with shift and padding": "token_logprobs",
+        "Q(s, a) with an action mask": "double_q", "top-k patches in image order": "topk_in_order",
+        "restore a shuffled order": "unshuffle", "beam-search reorder": "beam_step",
+        "top-p mask scattered back": "top_p_mask"},
+    4: {"inverse permutation": "inverse_perm", "rank without argsort twice": "rank",
+        "one-hot": "one_hot", "per-row histogram": "histogram", "segment sum": "segment_sum",
+        "segment max": "segment_max", "segment mean": "segment_mean",
+        "ragged -> padded (right)": "ragged_to_padded", "padded right -> left": "right_to_left",
+        "padded (left) -> ragged": "left_to_ragged", "MoE dispatch": "moe_dispatch",
+        "MoE combine": "moe_combine"},
+}
+
+
+def test_the_ladder_has_the_puzzles_the_issue_names():
+    for level, named in NAMED.items():
+        for what, name in named.items():
+            assert pz.get(name).level == level, what
+
+
 @pytest.mark.parametrize("p", ALL, ids=IDS)
 def test_declaration_is_complete(p):
     assert len(p.wrongs) >= 3, "at least 3 planted wrong answers"
@@ -53,6 +79,55 @@ def test_edge_cases_agree_with_the_solution_on_the_guarded_path(p):
     assert sizes & {0, 1}, f"{p.name}: no edge case with a size 0 or 1"
     for case in p.edges:
         assert not _core.fails(p, p.solution, case)
+
+
+#: inputs that cannot hold what a check looks for: permutations, indices and probabilities are
+#: never negative, a permutation never repeats, ragged_to_padded has at least one value (Shapes)
+NO_NEGATIVE = {"inverse_perm", "one_hot", "histogram", "top_p_mask"}
+NO_REPEAT = {"inverse_perm"}
+NEVER_EMPTY = {"ragged_to_padded"}
+
+
+def _drawn(p, monkeypatch) -> list[tuple]:
+    """The cases the check tries: the hand-written ones, then those hypothesis draws."""
+    drawn = []
+    monkeypatch.setattr(_core, "fails", lambda p, fn, case: drawn.append(case) or False)
+    assert _core.search(p, p.solution) is None
+    return list(p.edges) + drawn
+
+
+@pytest.mark.parametrize("p", ALL, ids=IDS)
+def test_the_cases_include_the_edge_cases_that_bite(p, monkeypatch):
+    """Size 1, B = 1, empty where legal, repeated values (an index, ties) and negative values."""
+    cases = _drawn(p, monkeypatch)
+    tensors = [[a for a in case if isinstance(a, torch.Tensor)] for case in cases]
+    assert len(cases) > len(p.edges) + 20
+    assert any(1 in a.shape for ts in tensors for a in ts), "a size-1 dim"
+    assert any(ts[0].ndim and ts[0].shape[0] == 1 for ts in tensors), "a batch (first dim) of 1"
+    if p.name not in NEVER_EMPTY:
+        assert any(a.numel() == 0 for ts in tensors for a in ts), "an empty tensor"
+    if p.name not in NO_REPEAT:
+        assert any(a.numel() > 1 and a.flatten().unique().numel() < a.numel()
+                   for ts in tensors for a in ts if a.dtype != torch.bool), "a repeated value"
+    if p.name not in NO_NEGATIVE:
+        assert any(a.numel() and a.dtype != torch.bool and bool((a < 0).any())
+                   for ts in tensors for a in ts) or any(
+            isinstance(a, (int, float)) and not isinstance(a, bool) and a < 0 for c in cases for a in c)
+
+
+def test_the_search_is_derandomised():
+    """The same cases in every process, whatever its hash seed: stored outputs stay stable."""
+    import os
+    import subprocess
+    import sys
+    code = ("import hashlib; from gatherbook.puzzles import _core, get; seen = []; "
+            "_core.fails = lambda p, fn, c: seen.append(repr(c)) or False; "
+            "_core.search(get('segment_max'), None); "
+            "print(len(seen), hashlib.sha256(''.join(seen).encode()).hexdigest())")
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2")}
+    assert len(runs) == 1, runs
 
 
 def test_stub_is_not_attempted():
@@ -110,6 +185,21 @@ def test_guard_rejects_a_python_loop():
         return out
     r = pz.run_check("pick_per_row", pick_per_row, lang="en")
     assert r.kind == "rule" and r.facts["op"] == "for" and "Python loop" in r.message
+
+
+def test_a_loop_is_named_even_when_its_first_pass_breaks_another_rule():
+    """`x[i, idx[i]]` (a tensor index) and `int(n)` would stop the first pass; the loop is named."""
+    def pick_per_row(x, idx):
+        out = torch.zeros(x.shape[0], dtype=x.dtype)
+        for i in range(x.shape[0]):
+            out[i] = x[i, idx[i]]
+        return out
+    for fn in (pick_per_row, pz.get("pick_per_row").spec, pz.get("right_to_left").spec,
+               lambda x, idx: torch.cat([x[i].gather(0, idx[i:i + 1]) for i in range(x.shape[0])]
+                                         + [x.new_zeros(0)])):
+        name = "right_to_left" if fn is pz.get("right_to_left").spec else "pick_per_row"
+        r = pz.run_check(name, fn, lang="en")
+        assert r.kind == "rule" and r.facts["op"] == "for" and "Python loop" in r.message, r.message
 
 
 def test_an_expression_over_several_lines_is_not_a_loop():
