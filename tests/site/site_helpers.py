@@ -4,21 +4,20 @@ Nothing here needs a browser; the browser part lives in ``test_site.py``.
 """
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import functools
-import http.server
 import json
 import os
 import posixpath
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
+
+import site_server
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = ("en", "zh")
@@ -282,36 +281,9 @@ def external_loads(site: Path, pages: list[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# A local web server
+# A local web server: the one book/pdf/build.py prints from (book/ext/site_server.py)
 # ---------------------------------------------------------------------------------------------
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".ipynb": "application/x-ipynb+json", ".svg": "image/svg+xml",
-                      ".js": "text/javascript", ".woff": "font/woff", ".woff2": "font/woff2"}
-
-    def end_headers(self):
-        # let the browser keep the theme's scripts between pages, as any real web server would
-        self.send_header("Cache-Control", "max-age=600")
-        super().end_headers()
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
-        pass
-
-
-@contextlib.contextmanager
-def serve(directory: Path):
-    """Serve ``directory`` on a free port of 127.0.0.1; yields the base URL (ending in ``/``)."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+serve = site_server.serve
 
 
 def site_path(base: str, url: str) -> str:
