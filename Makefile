@@ -16,7 +16,8 @@ TEST_THREADS ?= 1
 help:
 	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
 	@echo "                  built once into _build/site/, its browser tests on a sample of pages; the"
-	@echo "                  per-exercise, per-answer and per-puzzle tests on 1 in 4 of their cases)"
+	@echo "                  per-exercise, per-answer and per-puzzle tests on 1 in 4 of their cases,"
+	@echo "                  the whole-program runs (conftest.py's CI_ONLY) left to make test-all)"
 	@echo "make test-fast    the unit and exercise tests without the slow ones (the loop of fixing a checker)"
 	@echo "make test-notebooks  execute every notebook and compare its outputs (nbval)"
 	@echo "make test-all     what CI runs: test + test-notebooks, every case, every page in the browser,"
@@ -38,10 +39,11 @@ venv: $(STAMP)
 
 # The site tests build the site once (tests/site/conftest.py; the build starts with the session,
 # beside the other tests, and an unchanged tree reuses the last one) and leave it in _build/site.
-# The tests that run once per exercise, declared answer or puzzle run 1 in 4 of their cases here
-# (GATHERBOOK_CASES=sample, conftest.py), all of them in make test-all.
+# The tests that run once per exercise, declared answer or puzzle run 1 in 4 of their cases here,
+# and the whole-program runs of a minute of CPU not at all (GATHERBOOK_LANE=test: conftest.py's
+# CASES_SAMPLE and CI_ONLY); make test-all runs them all.
 test: $(STAMP)
-	GATHERBOOK_CASES=sample GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
+	GATHERBOOK_LANE=test GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope tests
 
 test-notebooks: $(STAMP)
@@ -50,7 +52,7 @@ test-notebooks: $(STAMP)
 # everything (the pytest paths of pyproject.toml: tests and notebooks): every case of the per-case
 # tests, every page in the browser, and the site built afresh (never a former session's build)
 test-all: $(STAMP)
-	GATHERBOOK_CASES=all GATHERBOOK_SITE_REUSE=0 GATHERBOOK_SITE_PAGES=all \
+	GATHERBOOK_LANE=all GATHERBOOK_SITE_REUSE=0 GATHERBOOK_SITE_PAGES=all \
 	  GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope
 

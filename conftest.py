@@ -94,33 +94,43 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 # ---------------------------------------------------------------------------------------------
-# Lanes. The tests that run once per declared answer, exercise or puzzle (PER_CASE_FILES) run all
-# their cases in `make test-all` (CI) and in a plain `pytest`; `make test` runs 1 in CASES_SAMPLE
-# of them (GATHERBOOK_CASES=sample); `make test-fast` (GATHERBOOK_FAST=1) 1 in FAST_SAMPLE, and
-# not the single tests of many seconds (FAST_SKIP), which `make test` runs. A sample is chosen by
-# each test's id (crc32), so it is the same on every run and every machine, and a new case lands
-# in it or not by its name alone; the samples of `make test` hold the samples of `make test-fast`.
+# Lanes. `make test-all` (CI) and a plain `pytest` run every test. `make test` (GATHERBOOK_LANE=test)
+# runs the tests that run once per declared answer, exercise or puzzle (PER_CASE_FILES) for 1 in
+# CASES_SAMPLE of their cases, and leaves the whole-program runs of a minute of CPU or more
+# (CI_ONLY) to `make test-all`. `make test-fast` (GATHERBOOK_FAST=1) runs 1 in FAST_SAMPLE of the
+# cases and leaves out the single tests of seconds (FAST_SKIP, and CI_ONLY), which `make test` runs.
+# A sample is chosen by each test's id (crc32), so it is the same on every run and every machine,
+# and a new case lands in it or not by its name alone; the fast lane's sample lies inside
+# `make test`'s.
 # ---------------------------------------------------------------------------------------------
 FAST_ENV = "GATHERBOOK_FAST"
-CASES_ENV = "GATHERBOOK_CASES"
+LANE_ENV = "GATHERBOOK_LANE"
 FAST_SAMPLE = 16
 CASES_SAMPLE = 4
 PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/test_exercises.py",
                   "tests/exercises/test_puzzles.py", "tests/exercises/test_notebook_exercises.py")
 
+# whole programs run in other processes (the benchmark's commands, a chapter run inside the
+# reader's zip, two processes of a vocabulary-parallel step, float64 gradchecks, the downloaded
+# exercises run top to bottom) and a timing measurement that a busy machine flips: CI only
+CI_ONLY = ("tests/unit/test_bench.py::test_quick_command_writes_every_figure",
+           "tests/unit/test_bench.py::test_memory_goals_in_separate_processes",
+           "tests/notebooks/test_reader_download.py::test_make_check_runs_a_chapter_inside_the_zip",
+           "tests/unit/test_vocab_parallel.py::", "tests/unit/test_fused_logprobs.py::test_gradcheck",
+           "tests/unit/test_sphinx_downloads.py::test_downloaded_exercises_run_top_to_bottom",
+           "tests/exercises/test_puzzles.py::test_each_check_takes")
 
-# single tests of seconds (gradchecks, spawned processes, comparisons with transformers, the zips
-# built, per-notebook runs, a timing measurement, scans of every source file, the API's worked
-# example): `make test` only
-FAST_SKIP = ("tests/exercises/test_api_example.py::", "tests/unit/test_sphinx_downloads.py::",
+# single tests of seconds (comparisons with transformers, the zips built, per-notebook runs, scans
+# of every source file, the API's worked example): `make test` only
+FAST_SKIP = CI_ONLY + (
+             "tests/exercises/test_api_example.py::", "tests/unit/test_sphinx_downloads.py::",
              "tests/unit/test_fused_logprobs.py::test_values_and_gradients_equal_the_naive_line",
              "tests/unit/test_figure_kit.py::test_style_is_the_only_module",
              "tests/unit/test_gb_namespace.py::test_every_name_of_the_table_of_contents",
              "tests/unit/test_logprobs.py::test_error_messages_fit_the_page_column",
-             "tests/unit/test_fused_logprobs.py::test_gradcheck", "tests/unit/test_vocab_parallel.py::",
              "tests/unit/test_generation.py::test_moe_equals", "tests/unit/test_generation.py::test_filters_equal",
              "tests/unit/test_generation.py::test_reorder_cache", "tests/unit/test_sphinx_ext.py::test_zip_is_the_same",
-             "tests/exercises/test_puzzles.py::test_each_check_takes", "tests/exercises/test_notebook_exercises.py::",
+             "tests/exercises/test_notebook_exercises.py::",
              "tests/exercises/test_puzzles.py::test_worked_example_picture",
              "tests/unit/test_figure_kit.py::test_every_figure_fits_a_phone")
 
@@ -133,23 +143,19 @@ def in_sample(nodeid: str, every: int = FAST_SAMPLE) -> bool:
     return zlib.crc32(nodeid.encode("utf8")) % every == 0
 
 
-def _on(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
-
-
 def pytest_collection_modifyitems(config, items):
-    fast = _on(FAST_ENV)
-    cases = os.environ.get(CASES_ENV, "").strip().lower()
-    if cases not in ("", "all", "sample"):
-        raise pytest.UsageError(f"{CASES_ENV}={cases!r}: 'all' (every case) or 'sample' (1 in {CASES_SAMPLE})")
-    if not fast and cases != "sample":
+    fast = os.environ.get(FAST_ENV, "").strip().lower() in ("1", "true", "yes")
+    lane = os.environ.get(LANE_ENV, "").strip().lower()
+    if lane not in ("", "all", "test"):
+        raise pytest.UsageError(f"{LANE_ENV}={lane!r}: 'all' (every test: make test-all) or 'test' (make test)")
+    if not fast and lane != "test":
         return
-    every = FAST_SAMPLE if fast else CASES_SAMPLE
+    every, skip = (FAST_SAMPLE, FAST_SKIP) if fast else (CASES_SAMPLE, CI_ONLY)
     kept, dropped = [], []
     for item in items:
         per_case = item.nodeid.startswith(PER_CASE_FILES) and "[" in item.nodeid
-        slow = (fast and item.nodeid.startswith(FAST_SKIP)) or (per_case and not in_sample(item.nodeid, every))
-        (dropped if slow else kept).append(item)
+        left_out = item.nodeid.startswith(skip) or (per_case and not in_sample(item.nodeid, every))
+        (dropped if left_out else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

@@ -46,21 +46,24 @@ class _Config:
         self.deselected += items
 
 
-@pytest.mark.parametrize("env, kept", [({}, 6), ({"GATHERBOOK_CASES": "all"}, 6),
-                                       ({"GATHERBOOK_CASES": "sample"}, None),
+@pytest.mark.parametrize("env, kept", [({}, 7), ({"GATHERBOOK_LANE": "all"}, 7),
+                                       ({"GATHERBOOK_LANE": "test"}, None),
                                        ({"GATHERBOOK_FAST": "1"}, None)])
 def test_only_the_per_case_tests_are_sampled(monkeypatch, env, kept):
-    for name in ("GATHERBOOK_CASES", "GATHERBOOK_FAST"):
+    for name in ("GATHERBOOK_LANE", "GATHERBOOK_FAST"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     per_case = [f"tests/exercises/test_exercises.py::test_y[ch1.e{i}]" for i in range(4)]
     other = ["tests/exercises/test_exercises.py::test_z", "tests/unit/test_words.py::test_w[en]"]
-    items = [_Item(i) for i in per_case + other]
+    ci_only = [lanes.CI_ONLY[0] + "[x]"]
+    items = [_Item(i) for i in per_case + other + ci_only]
     config = _Config()
     lanes.pytest_collection_modifyitems(config, items)
     got = [i.nodeid for i in items]
     assert set(other) <= set(got)
+    every_test = not env or env.get("GATHERBOOK_LANE") == "all"
+    assert (ci_only[0] in got) == every_test, "the whole-program runs are left to make test-all"
     if kept is not None:
         assert len(got) == kept and not config.deselected
     else:
@@ -69,7 +72,7 @@ def test_only_the_per_case_tests_are_sampled(monkeypatch, env, kept):
 
 
 def test_an_unknown_cases_setting_is_an_error(monkeypatch):
-    monkeypatch.setenv("GATHERBOOK_CASES", "half")
+    monkeypatch.setenv("GATHERBOOK_LANE", "half")
     with pytest.raises(pytest.UsageError):
         lanes.pytest_collection_modifyitems(_Config(), [])
 
