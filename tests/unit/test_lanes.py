@@ -98,3 +98,11 @@ def test_a_kept_build_is_reused_only_for_its_fingerprint(tmp_path, monkeypatch):
     assert sh._cached_build("key2") is None
     monkeypatch.setenv(sh.REUSE_ENV, "0")
     assert not sh.reuse_allowed()
+
+
+@pytest.mark.parametrize("prefix", sorted(set(lanes.FAST_SKIP) | set(lanes.CI_ONLY) | set(lanes.PER_CASE_FILES)))
+def test_every_listed_test_exists(prefix):
+    """A renamed or moved test would fall out of the lists silently (and into the lane)."""
+    path, _, name = prefix.partition("::")
+    source = (ROOT / path).read_text(encoding="utf8")
+    assert not name or f"def {name}" in source, f"no test {name}... in {path}"
