@@ -15,10 +15,13 @@ TEST_THREADS ?= 1
 
 help:
 	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
-	@echo "                  built once into _build/site/, its browser tests on a sample of pages)"
+	@echo "                  built once into _build/site/, its browser tests on a sample of pages; the"
+	@echo "                  per-exercise, per-answer and per-puzzle tests on 1 in 4 of their cases,"
+	@echo "                  the whole-program runs (conftest.py's CI_ONLY) left to make test-all)"
 	@echo "make test-fast    the unit and exercise tests without the slow ones (the loop of fixing a checker)"
 	@echo "make test-notebooks  execute every notebook and compare its outputs (nbval)"
-	@echo "make test-all     what CI runs: test + test-notebooks, the browser tests on every page"
+	@echo "make test-all     what CI runs: test + test-notebooks, every case, every page in the browser,"
+	@echo "                  the site built afresh"
 	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
 	@echo "make pdf          print the book (one PDF per language) and the one-page cheat sheets into"
 	@echo "                  _build/pdf/, and into _build/site/pdf/ when the site is built (Chromium, poppler-utils)"
@@ -34,17 +37,23 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)
 
-# The site tests build the site once (tests/site/conftest.py) and leave it in _build/site.
+# The site tests build the site once (tests/site/conftest.py; the build starts with the session,
+# beside the other tests, and an unchanged tree reuses the last one) and leave it in _build/site.
+# The tests that run once per exercise, declared answer or puzzle run 1 in 4 of their cases here,
+# and the whole-program runs of a minute of CPU not at all (GATHERBOOK_LANE=test: conftest.py's
+# CASES_SAMPLE and CI_ONLY); make test-all runs them all.
 test: $(STAMP)
-	GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
+	GATHERBOOK_LANE=test GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope tests
 
 test-notebooks: $(STAMP)
 	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) --dist loadscope notebooks
 
-# everything (the pytest paths of pyproject.toml: tests and notebooks), every page in the browser
+# everything (the pytest paths of pyproject.toml: tests and notebooks): every case of the per-case
+# tests, every page in the browser, and the site built afresh (never a former session's build)
 test-all: $(STAMP)
-	GATHERBOOK_SITE_PAGES=all GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
+	GATHERBOOK_LANE=all GATHERBOOK_SITE_REUSE=0 GATHERBOOK_SITE_PAGES=all \
+	  GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope
 
 test-fast: $(STAMP)

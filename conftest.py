@@ -94,41 +94,113 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 # ---------------------------------------------------------------------------------------------
-# The fast lane (`make test-fast` sets GATHERBOOK_FAST=1): the tests that run once per declared
-# answer, exercise or puzzle run for a fixed sample of 1 in FAST_SAMPLE of their cases, and the
-# single tests of many seconds (FAST_SKIP) not at all; `make test` runs them all. The sample is chosen by each test's id (crc32), so it is the
-# same on every run and every machine, and a new case lands in it or not by its name alone.
+# Lanes. `make test-all` (CI) and a plain `pytest` run every test. `make test` (GATHERBOOK_LANE=test)
+# runs the tests that run once per declared answer, exercise or puzzle (PER_CASE_FILES) for 1 in
+# CASES_SAMPLE of their cases, and leaves the whole-program runs of a minute of CPU or more
+# (CI_ONLY) to `make test-all`. `make test-fast` (GATHERBOOK_FAST=1) runs 1 in FAST_SAMPLE of the
+# cases and leaves out the single tests of seconds (FAST_SKIP, and CI_ONLY), which `make test` runs.
+# A sample is chosen by each test's id (crc32), so it is the same on every run and every machine,
+# and a new case lands in it or not by its name alone; the fast lane's sample lies inside
+# `make test`'s.
 # ---------------------------------------------------------------------------------------------
 FAST_ENV = "GATHERBOOK_FAST"
-FAST_SAMPLE = 8
+LANE_ENV = "GATHERBOOK_LANE"
+FAST_SAMPLE = 16
+CASES_SAMPLE = 4
 PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/test_exercises.py",
                   "tests/exercises/test_puzzles.py", "tests/exercises/test_notebook_exercises.py")
 
+# whole programs run in other processes (the benchmark's commands, a chapter run inside the
+# reader's zip, two processes of a vocabulary-parallel step, float64 gradchecks, the downloaded
+# exercises run top to bottom) and a timing measurement that a busy machine flips: CI only
+CI_ONLY = ("tests/unit/test_bench.py::test_quick_command_writes_every_figure",
+           "tests/unit/test_bench.py::test_memory_goals_in_separate_processes",
+           "tests/notebooks/test_reader_download.py::test_make_check_runs_a_chapter_inside_the_zip",
+           "tests/unit/test_vocab_parallel.py::", "tests/unit/test_fused_logprobs.py::test_gradcheck",
+           "tests/unit/test_sphinx_downloads.py::test_downloaded_exercises_run_top_to_bottom",
+           "tests/exercises/test_puzzles.py::test_each_check_takes")
 
-# single tests of many seconds (gradchecks, spawned processes, comparisons with transformers, the
-# zip built twice, per-notebook runs, a timing measurement): `make test` only
-FAST_SKIP = ("tests/unit/test_fused_logprobs.py::test_gradcheck", "tests/unit/test_vocab_parallel.py::",
+# single tests of seconds (comparisons with transformers, the zips built, per-notebook runs, scans
+# of every source file, the API's worked example): `make test` only
+FAST_SKIP = CI_ONLY + (
+             "tests/exercises/test_api_example.py::", "tests/unit/test_sphinx_downloads.py::",
+             "tests/unit/test_fused_logprobs.py::test_values_and_gradients_equal_the_naive_line",
+             "tests/unit/test_figure_kit.py::test_style_is_the_only_module",
+             "tests/unit/test_gb_namespace.py::test_every_name_of_the_table_of_contents",
+             "tests/unit/test_logprobs.py::test_error_messages_fit_the_page_column",
              "tests/unit/test_generation.py::test_moe_equals", "tests/unit/test_generation.py::test_filters_equal",
              "tests/unit/test_generation.py::test_reorder_cache", "tests/unit/test_sphinx_ext.py::test_zip_is_the_same",
-             "tests/exercises/test_puzzles.py::test_each_check_takes", "tests/exercises/test_notebook_exercises.py::",
+             "tests/exercises/test_notebook_exercises.py::",
              "tests/exercises/test_puzzles.py::test_worked_example_picture",
              "tests/unit/test_figure_kit.py::test_every_figure_fits_a_phone")
 
 
-def in_fast_sample(nodeid: str) -> bool:
+def in_sample(nodeid: str, every: int = FAST_SAMPLE) -> bool:
+    """Whether the test ``nodeid`` is in the sample of 1 in ``every`` (FAST_SAMPLE is a multiple of
+    CASES_SAMPLE, so the fast lane's sample lies inside `make test`'s)."""
     import zlib
 
-    return zlib.crc32(nodeid.encode("utf8")) % FAST_SAMPLE == 0
+    return zlib.crc32(nodeid.encode("utf8")) % every == 0
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get(FAST_ENV, "").strip() not in ("1", "true", "yes"):
+    fast = os.environ.get(FAST_ENV, "").strip().lower() in ("1", "true", "yes")
+    lane = os.environ.get(LANE_ENV, "").strip().lower()
+    if lane not in ("", "all", "test"):
+        raise pytest.UsageError(f"{LANE_ENV}={lane!r}: 'all' (every test: make test-all) or 'test' (make test)")
+    if not fast and lane != "test":
         return
+    every, skip = (FAST_SAMPLE, FAST_SKIP) if fast else (CASES_SAMPLE, CI_ONLY)
     kept, dropped = [], []
     for item in items:
         per_case = item.nodeid.startswith(PER_CASE_FILES) and "[" in item.nodeid
-        slow = item.nodeid.startswith(FAST_SKIP) or (per_case and not in_fast_sample(item.nodeid))
-        (dropped if slow else kept).append(item)
+        left_out = item.nodeid.startswith(skip) or (per_case and not in_sample(item.nodeid, every))
+        (dropped if left_out else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+# ---------------------------------------------------------------------------------------------
+# The site's build starts with the session: a session that will run the site tests (its paths
+# include tests/site) builds the site in a thread of the main process (with pytest-xdist, the
+# controller, which otherwise waits) while the workers run the tests that need no site; the site
+# tests' fixture (tests/site/conftest.py) then finds it built, or waits for it. One build either
+# way (a lock; tests/site/site_helpers.py:build_site_once). GATHERBOOK_SITE_EARLY=0 turns it off.
+# ---------------------------------------------------------------------------------------------
+EARLY_ENV = "GATHERBOOK_SITE_EARLY"
+_early_build = None
+
+
+def _runs_the_site_tests(config) -> bool:
+    from pathlib import Path
+
+    site_tests = Path(config.rootpath, "tests", "site").resolve()
+    for arg in config.args:
+        path = Path(config.invocation_params.dir, arg.split("::", 1)[0]).resolve()
+        if path == site_tests or path in site_tests.parents:
+            return True
+    return False
+
+
+def pytest_sessionstart(session):
+    global _early_build
+    config = session.config
+    if (hasattr(config, "workerinput") or config.option.collectonly
+            or os.environ.get(EARLY_ENV, "").strip() in ("0", "no", "false") or not _runs_the_site_tests(config)):
+        return
+    import sys
+    import threading
+
+    sys.path.insert(0, str(config.rootpath / "tests" / "site"))
+    import site_helpers
+
+    # the folder of tests/site/conftest.py's fixture (a pytest-xdist worker's basetemp lies in this one)
+    folder = config._tmp_path_factory.getbasetemp() / "gatherbook-site"
+    _early_build = threading.Thread(target=site_helpers.build_site_once, args=(folder,),
+                                    name="site-build", daemon=True)
+    _early_build.start()
+
+
+def pytest_unconfigure(config):
+    if _early_build is not None:
+        _early_build.join()

@@ -32,7 +32,6 @@ import contextlib
 import copy
 import functools
 import html
-import http.server
 import importlib.util
 import json
 import os
@@ -40,7 +39,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -51,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book" / "ext"))
 from gatherbook.editions import CODES, edition  # noqa: E402
 from gatherbook_sphinx import words as site_words  # noqa: E402
+from site_server import serve  # noqa: E402  (book/ext/site_server.py: the site tests' server too)
 
 # book/build.py (the site's build: each edition's config), by its path: its name is this file's
 _spec = importlib.util.spec_from_file_location("gatherbook_book_build", ROOT / "book" / "build.py")
@@ -384,28 +383,6 @@ def assemble(code: str, folder: Path) -> dict:
 # ---------------------------------------------------------------------------------------------
 # 3. Chromium
 # ---------------------------------------------------------------------------------------------
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".woff2": "font/woff2", ".svg": "image/svg+xml"}
-
-    def log_message(self, format, *args):  # noqa: A002
-        pass
-
-
-@contextlib.contextmanager
-def serve(folder: Path):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(_Quiet, directory=str(folder)))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def chromium_path() -> str:
     path = os.environ.get(CHROMIUM_ENV, "").strip()
     if path:

@@ -1,8 +1,10 @@
 """The site tests' shared fixtures: one build per test session, one server, one browser.
 
 The build is ``book/build.py`` (strict), run once per session in a fresh copy of the working
-tree (``site_helpers.build_site_once``; with pytest-xdist the first worker builds and the others
-wait for it). It is the build ``make book`` makes: with ``GATHERBOOK_SITE_OUT`` set (``make test``
+tree (``site_helpers.build_site_once``: the root ``conftest.py`` starts it as the session starts,
+beside the tests that need no site; every process that needs it waits for that one build). An
+unchanged tree reuses the last session's build (``_build/test-site/``; not with
+``GATHERBOOK_SITE_REUSE=0``, as ``make test-all`` sets). It is the build ``make book`` makes: with ``GATHERBOOK_SITE_OUT`` set (``make test``
 sets it to ``_build/site``), the tested site is copied there, so CI publishes what it tested
 and does not build twice.
 """
@@ -23,6 +25,7 @@ SITE_OUT_ENV = "GATHERBOOK_SITE_OUT"
 def site(tmp_path_factory):
     """The built site (a dict from ``site_helpers.build_site_once``, with ``path`` and ``pages``)."""
     base = tmp_path_factory.getbasetemp()
+    # the folder the root conftest.py's early build uses too (a worker's basetemp is inside the main one's)
     shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "gatherbook-site"
     info = sh.build_site_once(shared)
     if info["returncode"] != 0:

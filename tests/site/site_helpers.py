@@ -4,21 +4,21 @@ Nothing here needs a browser; the browser part lives in ``test_site.py``.
 """
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import functools
-import http.server
+import hashlib
 import json
 import os
 import posixpath
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
+
+import site_server
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = ("en", "zh")
@@ -71,33 +71,85 @@ def on_ci() -> bool:
 # ---------------------------------------------------------------------------------------------
 # Build, once per test session
 # ---------------------------------------------------------------------------------------------
-def copy_sources(dest: Path) -> None:
-    """Copy the working tree (tracked and untracked files that git does not ignore) to ``dest``."""
+def source_files() -> list[str]:
+    """The working tree's files that the build sees (tracked, and untracked that git does not
+    ignore), as sorted POSIX paths relative to the root; None when git cannot list them."""
     try:
         listed = subprocess.run(
             ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             check=True, capture_output=True).stdout.decode("utf8").split("\0")
     except (OSError, subprocess.CalledProcessError):
+        return None
+    # a tracked file deleted in the working tree is listed too
+    return sorted({rel for rel in listed if rel and (ROOT / rel).is_file()})
+
+
+def copy_sources(dest: Path, files: list[str] | None = None) -> None:
+    """Copy the working tree (``files``, by default :func:`source_files`) to ``dest``."""
+    files = source_files() if files is None else files
+    if files is None:
         shutil.copytree(ROOT, dest, ignore=_NOT_SOURCES, dirs_exist_ok=True)
         return
-    for rel in filter(None, listed):
-        src = ROOT / rel
-        if src.is_file():  # a tracked file deleted in the working tree is listed too
-            target = dest / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, target)
+    for rel in files:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, target)
+
+
+# A build is kept in _build/test-site/ with the fingerprint of what it was built from: the source
+# files (paths and bytes: the build runs in a copy of exactly these), the Python and every installed
+# distribution's version. A session whose fingerprint matches reuses it (its site, its log) instead
+# of building again; GATHERBOOK_SITE_REUSE=0 (make test-all, CI) always builds afresh.
+CACHE = ROOT / "_build" / "test-site"
+REUSE_ENV = "GATHERBOOK_SITE_REUSE"
+
+
+def reuse_allowed() -> bool:
+    return os.environ.get(REUSE_ENV, "").strip().lower() not in ("0", "no", "false")
+
+
+def fingerprint(files: list[str]) -> str:
+    """What a build depends on, as one hash (see :data:`CACHE`)."""
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    digest.update(f"{sys.version}\0{sys.executable}\0".encode("utf8"))
+    for dist in sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()):
+        digest.update(dist.encode("utf8") + b"\0")
+    for rel in files:
+        digest.update(rel.encode("utf8") + b"\0" + hashlib.sha256((ROOT / rel).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def _cached_build(key: str) -> dict | None:
+    try:
+        info = json.loads((CACHE / "build.json").read_text(encoding="utf8"))
+    except (OSError, ValueError):
+        return None
+    return info if info.get("fingerprint") == key and (CACHE / "site" / "index.html").is_file() else None
+
+
+def _keep_build(key: str, info: dict, site: Path) -> None:
+    if CACHE.exists():
+        shutil.rmtree(CACHE)
+    shutil.copytree(site, CACHE / "site.partial")
+    os.replace(CACHE / "site.partial", CACHE / "site")
+    (CACHE / "build.json").write_text(json.dumps({**info, "fingerprint": key}), encoding="utf8")
 
 
 def build_site_once(shared: Path) -> dict:
     """Build the site with ``book/build.py`` (strict) into ``shared/site``, once per session.
 
     ``shared`` is the same folder for every pytest-xdist worker of the session; a lock makes
-    the first worker build and the others wait and reuse it. Each build appends a line to
-    ``shared/builds.jsonl``, so a test can check that there was exactly one.
+    the first process to get here build (the root ``conftest.py`` starts it as the session starts,
+    beside the tests that need no site) and the others wait and reuse it. Each session appends a
+    line to ``shared/builds.jsonl``, so a test can check that there was exactly one build.
 
     The build runs in a fresh copy of the working tree: a fresh Sphinx environment reports every
     warning (an incremental build re-reports only the pages it re-reads), and the test never
     touches ``_build/`` or ``book/_generated/`` of the checkout while ``make book`` may be using them.
+    When nothing it depends on changed since the last session's build (:data:`CACHE`), that build
+    is the session's build: its site and its log.
     """
     shared.mkdir(parents=True, exist_ok=True)
     done = shared / "build.json"
@@ -108,19 +160,29 @@ def build_site_once(shared: Path) -> dict:
                 return json.loads(done.read_text(encoding="utf8"))
             src, site = shared / "src", shared / "site"
             start = time.perf_counter()
-            copy_sources(src)
-            before = _tree(src)
-            result = subprocess.run([sys.executable, str(src / "book" / "build.py"), "--out", str(site)],
-                                    cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})
-            log = result.stdout.decode("utf8", "replace")
-            info = {"site": str(site), "returncode": result.returncode, "log": log,
-                    # files the build made in the source tree outside _build/ (issue 10: none)
-                    "made_outside_build": sorted(_tree(src) - before),
-                    "seconds": round(time.perf_counter() - start, 2),
-                    "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "pid": os.getpid()}
+            files = source_files()
+            key = fingerprint(files) if files is not None and reuse_allowed() else None
+            kept = _cached_build(key) if key else None
+            who = {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "pid": os.getpid()}
+            if kept:
+                shutil.copytree(CACHE / "site", site)
+                info = {**kept, **who, "site": str(site), "reused": True,
+                        "reuse_seconds": round(time.perf_counter() - start, 2)}
+            else:
+                copy_sources(src, files)
+                before = _tree(src)
+                result = subprocess.run([sys.executable, str(src / "book" / "build.py"), "--out", str(site)],
+                                        cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                info = {"site": str(site), "returncode": result.returncode,
+                        "log": result.stdout.decode("utf8", "replace"),
+                        # files the build made in the source tree outside _build/ (issue 10: none)
+                        "made_outside_build": sorted(_tree(src) - before),
+                        "seconds": round(time.perf_counter() - start, 2), **who, "reused": False}
+                if key and result.returncode == 0:
+                    _keep_build(key, info, site)
             with open(shared / "builds.jsonl", "a", encoding="utf8") as builds:
-                builds.write(json.dumps({k: info[k] for k in ("worker", "pid", "seconds")}) + "\n")
+                builds.write(json.dumps({k: info[k] for k in ("worker", "pid", "seconds", "reused")}) + "\n")
             done.write_text(json.dumps(info), encoding="utf8")
             return info
         finally:
@@ -282,36 +344,9 @@ def external_loads(site: Path, pages: list[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# A local web server
+# A local web server: the one book/pdf/build.py prints from (book/ext/site_server.py)
 # ---------------------------------------------------------------------------------------------
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".ipynb": "application/x-ipynb+json", ".svg": "image/svg+xml",
-                      ".js": "text/javascript", ".woff": "font/woff", ".woff2": "font/woff2"}
-
-    def end_headers(self):
-        # let the browser keep the theme's scripts between pages, as any real web server would
-        self.send_header("Cache-Control", "max-age=600")
-        super().end_headers()
-
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
-        pass
-
-
-@contextlib.contextmanager
-def serve(directory: Path):
-    """Serve ``directory`` on a free port of 127.0.0.1; yields the base URL (ending in ``/``)."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+serve = site_server.serve
 
 
 def site_path(base: str, url: str) -> str:
