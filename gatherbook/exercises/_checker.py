@@ -125,7 +125,7 @@ def exercise(**fields: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]
     The reference comes back unchanged."""
     def declare(reference: Callable[..., Any]) -> Callable[..., Any]:
         ex = Exercise(reference, **fields)
-        vars(inspect.getmodule(reference)).setdefault("EXERCISES", []).append(ex)
+        reference.__globals__.setdefault("EXERCISES", []).append(ex)
         reference.exercise = ex  # type: ignore[attr-defined]
         return reference
     return declare
