@@ -5,7 +5,8 @@
     r.passed, r.message, r.status, r.case, r.kind, r.hint_key   # the facts behind the message
 
 Each module named in :data:`CHAPTERS` declares ``EXERCISES``, a list of :class:`Exercise` that
-hold their reference, cases, right and planted wrong answers and words (API.md says how).
+hold their reference, cases, right and planted wrong answers and words (API.md says how);
+``@exercise(...)`` above a reference appends one.
 """
 from __future__ import annotations
 
@@ -18,14 +19,14 @@ from typing import TYPE_CHECKING, Any, Callable
 import torch
 
 from gatherbook.exercises import _messages
-from gatherbook.exercises._checker import CheckResult, Exercise, Mistake, Rule, Wrong, run
+from gatherbook.exercises._checker import CheckResult, Exercise, Mistake, Rule, Wrong, exercise, run
 from gatherbook.runtime import LANGUAGES, resolve
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "Rule", "Wrong", "check", "figure",
-           "get", "names", "run_check", "title"]
+__all__ = ["CHAPTERS", "CheckResult", "Exercise", "Mistake", "Rule", "Wrong", "check", "exercise",
+           "figure", "get", "names", "run_check", "title"]
 
 #: The chapters' exercise modules, in book order: a new chapter appends its module's name.
 CHAPTERS = ("ch1", "ch2", "ch3", "ch4", "ch5", "ch6", "ch7", "puzzles")

@@ -119,6 +119,18 @@ class Exercise:
         return next(m for m in self.mistakes if m.key == key)
 
 
+def exercise(**fields: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare, above its reference, the :class:`Exercise` that ``Exercise(reference, **fields)``
+    makes; it joins its module's ``EXERCISES`` (in source order) and the reference's ``.exercise``.
+    The reference comes back unchanged."""
+    def declare(reference: Callable[..., Any]) -> Callable[..., Any]:
+        ex = Exercise(reference, **fields)
+        reference.__globals__.setdefault("EXERCISES", []).append(ex)
+        reference.exercise = ex  # type: ignore[attr-defined]
+        return reference
+    return declare
+
+
 @dataclass(frozen=True, eq=False)
 class CheckResult:
     """The facts of one check, and their text in one language (``message``).

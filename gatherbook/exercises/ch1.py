@@ -7,7 +7,7 @@ import itertools
 import torch
 from torch.overrides import TorchFunctionMode
 
-from gatherbook.exercises._checker import Exercise, Mistake, Rule, Wrong
+from gatherbook.exercises._checker import Mistake, Rule, Wrong, exercise
 from gatherbook.exercises.cases import (F32, between, coded, distinct, floats,
                                         from_sizes, ints, negative, perms, row_ids,
                                         shuffled, t, values)
@@ -15,14 +15,7 @@ from gatherbook.puzzles._guard import op_name
 
 
 # 1. K elements per row: the rule itself
-def pick_k_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-    """``out[i][k] = x[i][idx[i][k]]``. x: (B, N); idx: (B, K) int64 in [0, N), repeats allowed,
-    K may exceed N. Returns (B, K), with x's dtype."""
-    return x.gather(1, idx)
-
-
-PICK_K_PER_ROW = Exercise(pick_k_per_row,
-    title={"en": "Pick K elements per row", "zh": "每行取 K 个元素"},
+@exercise(title={"en": "Pick K elements per row", "zh": "每行取 K 个元素"},
     edge_cases=[
         (coded(3, 5), t([[2, 0], [1, 1], [0, 2]])),
         (coded(4, 3), t([[2], [0], [1], [2]])),               # K == 1
@@ -60,16 +53,14 @@ PICK_K_PER_ROW = Exercise(pick_k_per_row,
         Wrong(lambda x, idx: x.gather(1, idx).squeeze(), "generic.size_one", "shape"),
     ],
 )
+def pick_k_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """``out[i][k] = x[i][idx[i][k]]``. x: (B, N); idx: (B, K) int64 in [0, N), repeats allowed,
+    K may exceed N. Returns (B, K), with x's dtype."""
+    return x.gather(1, idx)
 
 
 # 2. one element per column: dim=0, and where the index's extra axis goes
-def pick_per_column(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-    """``out[j] = x[idx[j], j]``. x: (N, M); idx: (M,) int64 in [0, N). Returns (M,), x's dtype."""
-    return x.gather(0, idx.unsqueeze(0)).squeeze(0)
-
-
-PICK_PER_COLUMN = Exercise(pick_per_column,
-    title={"en": "Pick one element per column", "zh": "每列取一个元素"},
+@exercise(title={"en": "Pick one element per column", "zh": "每列取一个元素"},
     edge_cases=[
         (coded(4, 3), t([2, 0, 1])),
         (coded(3, 1), t([2])),                   # M == 1
@@ -107,15 +98,13 @@ PICK_PER_COLUMN = Exercise(pick_per_column,
         Wrong(lambda x, idx: x.gather(0, idx.unsqueeze(0)).squeeze(), "generic.size_one", "shape"),
     ],
 )
+def pick_per_column(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """``out[j] = x[idx[j], j]``. x: (N, M); idx: (M,) int64 in [0, N). Returns (M,), x's dtype."""
+    return x.gather(0, idx.unsqueeze(0)).squeeze(0)
 
 
 # 3. find the bug: one element per row (the notebook's stub reads row 0 for every entry)
-def pick_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-    """``out[i] = x[i, idx[i]]``. x: (B, N); idx: (B,) int64 in [0, N). Returns (B,), x's dtype."""
-    return x.gather(1, idx.unsqueeze(1)).squeeze(1)
-
-
-PICK_PER_ROW = Exercise(pick_per_row,
+@exercise(
     bug="row_zero",  # the stub is this mistake
     title={"en": "Find the bug: one element per row", "zh": "找出错误：每行取一个元素"},
     edge_cases=[
@@ -163,16 +152,13 @@ PICK_PER_ROW = Exercise(pick_per_row,
               why="a bare squeeze drops B == 1"),
     ],
 )
+def pick_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """``out[i] = x[i, idx[i]]``. x: (B, N); idx: (B,) int64 in [0, N). Returns (B,), x's dtype."""
+    return x.gather(1, idx.unsqueeze(1)).squeeze(1)
 
 
 # 4. 3D along dim=1: one time step per (sequence, feature)
-def pick_step_per_feature(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
-    """``out[b][d] = x[b][steps[b][d]][d]``. x: (B, T, D); steps: (B, D) int64 in [0, T).
-    Returns (B, D), with x's dtype."""
-    return x.gather(1, steps.unsqueeze(1)).squeeze(1)
-
-
-PICK_STEP_PER_FEATURE = Exercise(pick_step_per_feature,
+@exercise(
     title={"en": "One time step per feature, in 3D", "zh": "三维：每个特征取一个时间步"},
     edge_cases=[
         (coded(2, 4, 3), t([[3, 0, 1], [2, 2, 0]])),
@@ -212,17 +198,14 @@ PICK_STEP_PER_FEATURE = Exercise(pick_step_per_feature,
         Wrong(lambda x, s: x.gather(1, s.unsqueeze(1)).squeeze(), "generic.size_one", "shape"),
     ],
 )
+def pick_step_per_feature(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
+    """``out[b][d] = x[b][steps[b][d]][d]``. x: (B, T, D); steps: (B, D) int64 in [0, T).
+    Returns (B, D), with x's dtype."""
+    return x.gather(1, steps.unsqueeze(1)).squeeze(1)
 
 
 # 5. undo a shuffle (the inverse permutation, as MAE's ids_restore)
-def unshuffle(shuffled: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
-    """Undo ``shuffled = x.gather(1, perm)``: return x. shuffled: (B, N) float; perm: (B, N)
-    int64, each row a permutation of 0..N-1. Returns (B, N) float."""
-    return shuffled.gather(1, perm.argsort(dim=1))
-
-
-UNSHUFFLE = Exercise(unshuffle,
-    title={"en": "Undo a shuffle", "zh": "还原打乱的顺序"},
+@exercise(title={"en": "Undo a shuffle", "zh": "还原打乱的顺序"},
     edge_cases=[
         shuffled(coded(2, 5, dtype=F32), t([[2, 0, 3, 4, 1], [4, 3, 0, 1, 2]])),
         shuffled(coded(1, 4, dtype=F32), t([[1, 2, 3, 0]])),                 # B == 1
@@ -256,18 +239,13 @@ UNSHUFFLE = Exercise(unshuffle,
         lambda s, p: torch.take_along_dim(s, p.argsort(1), dim=1),
     ],
 )
+def unshuffle(shuffled: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
+    """Undo ``shuffled = x.gather(1, perm)``: return x. shuffled: (B, N) float; perm: (B, N)
+    int64, each row a permutation of 0..N-1. Returns (B, N) float."""
+    return shuffled.gather(1, perm.argsort(dim=1))
 
 
 # 6. gather without gather: arange grids and advanced indexing
-def gather_by_indexing(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
-    """``torch.gather(input, dim, index)`` without gather or take_along_dim, for any dims and any
-    dim (negative too), valid indices. Returns a tensor of index's shape, with input's dtype."""
-    coords = list(torch.meshgrid(*[torch.arange(n, device=index.device) for n in index.shape],
-                                 indexing="ij"))
-    coords[dim] = index  # the index value replaces the coordinate along dim
-    return input[tuple(coords)]
-
-
 def _by_loop(input, dim, index):  # the chapter's loop specification
     out = torch.empty(index.shape, dtype=input.dtype, device=input.device)
     for pos in itertools.product(*[range(n) for n in index.shape]):
@@ -320,8 +298,7 @@ def _no_gather(fn, case):
     return {"op": used[0]} if used else None
 
 
-GATHER_BY_INDEXING = Exercise(gather_by_indexing,
-    title={"en": "Write gather without gather", "zh": "不用 gather 写出 gather"},
+@exercise(title={"en": "Write gather without gather", "zh": "不用 gather 写出 gather"},
     edge_cases=[
         (coded(3, 4), 1, t([[3, 0], [1, 1], [2, 0]])),
         (coded(3, 4), 0, t([[2, 0, 1, 2], [0, 0, 2, 1]])),
@@ -355,7 +332,10 @@ GATHER_BY_INDEXING = Exercise(gather_by_indexing,
                    "with `torch.arange` and index `input` with them.",
                 zh="这里不能用 `{op}` 代劳：请用 `torch.arange` 构造坐标，再用它们对 `input` 做索引。")],
 )
-
-
-EXERCISES = [PICK_K_PER_ROW, PICK_PER_COLUMN, PICK_PER_ROW, PICK_STEP_PER_FEATURE, UNSHUFFLE,
-             GATHER_BY_INDEXING]
+def gather_by_indexing(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
+    """``torch.gather(input, dim, index)`` without gather or take_along_dim, for any dims and any
+    dim (negative too), valid indices. Returns a tensor of index's shape, with input's dtype."""
+    coords = list(torch.meshgrid(*[torch.arange(n, device=index.device) for n in index.shape],
+                                 indexing="ij"))
+    coords[dim] = index  # the index value replaces the coordinate along dim
+    return input[tuple(coords)]

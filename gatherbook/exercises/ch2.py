@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake
+from gatherbook.exercises._checker import Mistake, exercise
 from gatherbook.exercises.cases import (ATOL, PAD, between, distinct, from_sizes, ints,
                                         log_probs, logits, logp, padded_labels, pick,
                                         rng, t, with_value)
@@ -41,20 +41,11 @@ _BARE_SQUEEZE = dict(
 
 
 # 1. the PPO / GRPO importance ratio
-def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:
-    """The per-token ratio ``pi_new / pi_old`` from log-probs: ``exp(new_logp - old_logp)``.
-
-    new_logp, old_logp: (B, T) float32 token log-probs (<= 0). Returns (B, T) float32.
-    """
-    return torch.exp(new_logp - old_logp)
-
-
 def _ratio(g: torch.Generator, B: int, T: int) -> tuple:  # new and old log-probs, (B, T)
     return log_probs(g, B, T), log_probs(g, B, T)
 
 
-IMPORTANCE_RATIO = Exercise(importance_ratio,
-    title={"en": "The PPO/GRPO importance ratio", "zh": "PPO/GRPO 的重要性比率"},
+@exercise(title={"en": "The PPO/GRPO importance ratio", "zh": "PPO/GRPO 的重要性比率"},
     edge_cases=[
         (torch.tensor([[-0.5, -1.2, -2.0]]), torch.tensor([[-0.5, -1.0, -3.0]])),   # B == 1; equal -> 1
         _ratio(rng(41), 2, 4),
@@ -86,19 +77,16 @@ IMPORTANCE_RATIO = Exercise(importance_ratio,
                 zh="你对两个对数概率分别取了指数（`exp(new_logp) / exp(old_logp)`，或 `* exp(-old_logp)`）：数学上没错，但在 float32 中，低于约 -103 的对数概率对应的概率会下溢为 0，而 -old_logp 超过约 88 时 `exp(-old_logp)` 会上溢为 inf：0 / 0 和 0 * inf 都是 nan。先相减，再取一次指数：`torch.exp(new_logp - old_logp)`。"),
     ],
 )
+def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:
+    """The per-token ratio ``pi_new / pi_old`` from log-probs: ``exp(new_logp - old_logp)``.
+
+    new_logp, old_logp: (B, T) float32 token log-probs (<= 0). Returns (B, T) float32.
+    """
+    return torch.exp(new_logp - old_logp)
 
 
 # 2. the log-probs of K candidate tokens per position
-def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
-    """The log-probabilities of K candidate tokens at every position.
-
-    ``out[b][t][k] = log_softmax(logits[b][t])[candidates[b][t][k]]``.
-    logits: (B, L, V) float32; candidates: (B, L, K) int64 in [0, V). Returns (B, L, K) float32.
-    """
-    return logits.log_softmax(-1).gather(-1, candidates)
-
-
-CANDIDATE_LOGPROBS = Exercise(candidate_logprobs,
+@exercise(
     title={"en": "Log-probabilities of K candidate tokens", "zh": "K 个候选词元的对数概率"},
     edge_cases=[
         (_logits(1, 2, 3, 5), t([[[4, 0], [1, 1], [2, 3]], [[0, 4], [3, 2], [1, 0]]])),  # B > 1, K == 2
@@ -131,23 +119,21 @@ CANDIDATE_LOGPROBS = Exercise(candidate_logprobs,
                 zh="`candidates` 的维数已经与对数概率相同，(B, L, K) 对 (B, L, V)：直接用它做 gather，即 `gather(-1, candidates)`。`unsqueeze(-1)` 是给每个位置只有一个 id 的 (B, L) 用的。"),
     ],
 )
+def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
+    """The log-probabilities of K candidate tokens at every position.
+
+    ``out[b][t][k] = log_softmax(logits[b][t])[candidates[b][t][k]]``.
+    logits: (B, L, V) float32; candidates: (B, L, K) int64 in [0, V). Returns (B, L, K) float32.
+    """
+    return logits.log_softmax(-1).gather(-1, candidates)
 
 
 # 3. next-token log-probs at a sampling temperature
-def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Next-token log-probs under the distribution a sampler at ``temperature`` draws from.
-
-    ``out[b][t] = log_softmax(logits[b][t] / temperature)[ids[b][t + 1]]``. logits: (B, L, V)
-    float32; ids: (B, L) int64 in [0, V), L >= 2; temperature: a float > 0. Returns (B, L - 1).
-    """
-    return pick(logp(logits[:, :-1] / temperature), ids[:, 1:])
-
-
 def _tempered(seed: int, B: int, L: int, V: int, T: float) -> tuple:
     return _logits(seed, B, L, V), ints(rng(seed + 1), V, B, L), T
 
 
-TEMPERED_LOGPROBS = Exercise(tempered_logprobs,
+@exercise(
     title={"en": "Log-probs at the sampling temperature", "zh": "采样温度下的对数概率"},
     edge_cases=[
         _tempered(11, 2, 4, 5, 0.7),
@@ -182,21 +168,16 @@ TEMPERED_LOGPROBS = Exercise(tempered_logprobs,
                 **_SOFTMAX_LOG),
     ],
 )
+def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Next-token log-probs under the distribution a sampler at ``temperature`` draws from.
+
+    ``out[b][t] = log_softmax(logits[b][t] / temperature)[ids[b][t + 1]]``. logits: (B, L, V)
+    float32; ids: (B, L) int64 in [0, V), L >= 2; temperature: a float > 0. Returns (B, L - 1).
+    """
+    return pick(logp(logits[:, :-1] / temperature), ids[:, 1:])
 
 
 # 4. find the bug: a sequence log-likelihood whose mask is off by one
-def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Log-likelihood of each sequence: the sum of its next-token log-probs, padding excluded.
-
-    logits: (B, L, V) float32; labels: (B, L) int64, token ids in [0, V) or -100 (padding, at the
-    end of a row). Position t + 1 is scored by ``logits[:, t]`` when ``labels[:, t + 1] != -100``.
-    Returns (B,) float32."""
-    targets = labels[:, 1:]
-    mask = targets != PAD
-    logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
-    return torch.where(mask, logp, 0.0).sum(-1)  # not `logp * mask`: 0 * -inf is nan
-
-
 def _seq(mask_of, values=lambda x, y: pick(logp(x[:, :-1]), y[:, 1:].clamp(min=0)), where=True):
     """A sequence log-likelihood from ``values(logits, labels)`` and the mask ``mask_of(labels)``."""
     return lambda x, y: (torch.where(mask_of(y), values(x, y), 0.0) if where else values(x, y) * mask_of(y)).sum(-1)
@@ -211,7 +192,7 @@ def _sequence_random(g: torch.Generator):
     return logits(g, B, L, V), padded_labels(g, V, B, L)
 
 
-SEQUENCE_LOGPROB = Exercise(sequence_logprob,
+@exercise(
     title={"en": "Find the bug: a sequence log-likelihood with padding", "zh": "找出错误：带填充的序列对数似然"},
     bug="mask_not_shifted",
     edge_cases=[
@@ -259,23 +240,19 @@ SEQUENCE_LOGPROB = Exercise(sequence_logprob,
             -1, y[:, 1:].clamp(min=0).unsqueeze(-1)).squeeze(), where=False), **_BARE_SQUEEZE),
     ],
 )
+def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Log-likelihood of each sequence: the sum of its next-token log-probs, padding excluded.
+
+    logits: (B, L, V) float32; labels: (B, L) int64, token ids in [0, V) or -100 (padding, at the
+    end of a row). Position t + 1 is scored by ``logits[:, t]`` when ``labels[:, t + 1] != -100``.
+    Returns (B,) float32."""
+    targets = labels[:, 1:]
+    mask = targets != PAD
+    logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
+    return torch.where(mask, logp, 0.0).sum(-1)  # not `logp * mask`: 0 * -inf is nan
 
 
 # 5. score only the completion
-def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
-                       length: torch.Tensor) -> torch.Tensor:
-    """Log-likelihood of the completion only: tokens at positions ``prompt_len[b] <= t < length[b]``.
-
-    logits: (B, L, V) float32; ids: (B, L) int64 in [0, V) (padding after ``length`` holds id 0);
-    prompt_len, length: (B,) int64 with ``1 <= prompt_len < length <= L``. Token t is scored by
-    ``logits[:, t - 1]``. Returns (B,) float32.
-    """
-    t = torch.arange(1, ids.shape[1], device=ids.device)  # the positions of the targets ids[:, 1:]
-    mask = (t >= prompt_len[:, None]) & (t < length[:, None])
-    logp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-    return (logp * mask).sum(-1)
-
-
 def _comp(mask_of, values=lambda x, ids: pick(logp(x[:, :-1]), ids[:, 1:])):
     """The sum of ``values(logits, ids)`` where ``mask_of(t, prompt_len, length)``, t = 1 .. L - 1."""
     return lambda x, ids, p, n: (values(x, ids) * mask_of(torch.arange(1, ids.shape[1]), p, n)).sum(-1)
@@ -300,8 +277,7 @@ def _completion_random(g: torch.Generator):
     return _completion_case(logits(g, B, L, V), [between(g, 1, n - 1) for n in length], length, g)
 
 
-COMPLETION_LOGPROB = Exercise(completion_logprob,
-    title={"en": "Score only the completion", "zh": "只给补全部分打分"},
+@exercise(title={"en": "Score only the completion", "zh": "只给补全部分打分"},
     edge_cases=[
         _completion_case(_logits(32, 2, 7, 4), [3, 1], [5, 7]),           # B > 1 first
         _completion_case(_logits(31, 1, 6, 5), [2], [5]),                 # B == 1, one padding
@@ -346,18 +322,21 @@ COMPLETION_LOGPROB = Exercise(completion_logprob,
                 **_BARE_SQUEEZE),
     ],
 )
+def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
+                       length: torch.Tensor) -> torch.Tensor:
+    """Log-likelihood of the completion only: tokens at positions ``prompt_len[b] <= t < length[b]``.
+
+    logits: (B, L, V) float32; ids: (B, L) int64 in [0, V) (padding after ``length`` holds id 0);
+    prompt_len, length: (B,) int64 with ``1 <= prompt_len < length <= L``. Token t is scored by
+    ``logits[:, t - 1]``. Returns (B,) float32.
+    """
+    t = torch.arange(1, ids.shape[1], device=ids.device)  # the positions of the targets ids[:, 1:]
+    mask = (t >= prompt_len[:, None]) & (t < length[:, None])
+    logp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    return (logp * mask).sum(-1)
 
 
 # 6. chunked log-probs: gather minus logsumexp, four rows at a time
-def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """``logits[n, ids[n]] - logsumexp(logits[n])``, 4 rows at a time (the temporaries of 4 rows).
-
-    logits: (N, V) float32; ids: (N,) int64 in [0, V). Returns (N,) float32, the same as
-    ``logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)``.
-    """
-    return _by_4(lambda x, y: pick(x, y) - torch.logsumexp(x, dim=-1))(logits, ids)  # pick: gather, squeeze
-
-
 def _by_4(per_chunk, stop=lambda N: N):
     """``per_chunk(x, y)`` on rows ``[s, s + 4)`` for s in ``range(0, stop(N), 4)``, concatenated."""
     return lambda logits, ids: torch.cat([logits[:0, 0]] + [per_chunk(logits[s:s + 4], ids[s:s + 4])
@@ -381,7 +360,7 @@ def _into_preallocated(logits, ids):
     return out
 
 
-CHUNKED_LOGPROBS = Exercise(chunked_logprobs,
+@exercise(
     title={"en": "Log-probs four rows at a time, without log_softmax", "zh": "不用 log_softmax，每次处理四行的对数概率"},
     edge_cases=[
         _chunk_case(rng(52), 6, 4),     # 6 rows: a full chunk and a partial one (N > 1 first)
@@ -420,7 +399,10 @@ CHUNKED_LOGPROBS = Exercise(chunked_logprobs,
                 zh="归一化项是对整个块的所有行一起求和得到的（例如 `x.exp().sum().log()`）；每一行都需要自己的归一化项：`torch.logsumexp(x, dim=-1)`。"),
     ],
 )
+def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """``logits[n, ids[n]] - logsumexp(logits[n])``, 4 rows at a time (the temporaries of 4 rows).
 
-
-EXERCISES = [IMPORTANCE_RATIO, CANDIDATE_LOGPROBS, TEMPERED_LOGPROBS, SEQUENCE_LOGPROB, COMPLETION_LOGPROB,
-             CHUNKED_LOGPROBS]
+    logits: (N, V) float32; ids: (N,) int64 in [0, V). Returns (N,) float32, the same as
+    ``logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)``.
+    """
+    return _by_4(lambda x, y: pick(x, y) - torch.logsumexp(x, dim=-1))(logits, ids)  # pick: gather, squeeze

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch.distributions import Categorical
 
-from gatherbook.exercises._checker import Exercise, Mistake, Wrong
+from gatherbook.exercises._checker import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import (ATOL, b, between, distinct, distinct_rows, f,
                                         flags, floats, ints, pick, t)
 
@@ -37,13 +37,7 @@ def _bootstrap(reward, gamma, terminated, next_v):
 
 
 # 1. Q-values of the taken actions
-def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-    """``out[i] = q[i, actions[i]]``. q: (B, A) float32; actions: (B,) int64. Returns (B,)."""
-    return q.gather(1, actions.unsqueeze(1)).squeeze(1)
-
-
-Q_TAKEN = Exercise(q_taken,
-    title={"en": "Q-values of the taken actions", "zh": "所采取动作的 Q 值"},
+@exercise(title={"en": "Q-values of the taken actions", "zh": "所采取动作的 Q 值"},
     edge_cases=[
         (f([[0.5, -1.2, 2.0, 0.3], [1.5, 0.1, -0.4, 0.8], [-2.2, 0.9, 0.0, 1.1]]), t([3, 0, 3])),
         (f([[0.4, -0.7, 1.9, 0.2, -1.0]]), t([2])),                       # B == 1
@@ -78,15 +72,13 @@ Q_TAKEN = Exercise(q_taken,
                 zh="`gather(0, ...)` 把每个动作当成了行号。动作编号的是 `q` 的列：应沿 dim=1 做 gather。"),
     ],
 )
+def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """``out[i] = q[i, actions[i]]``. q: (B, A) float32; actions: (B,) int64. Returns (B,)."""
+    return q.gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
 # 2. policy log-probs of the taken actions
-def policy_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
-    """Returns ``log_softmax(logits[i])[actions[i]]`` for each row i, (B,), differentiable."""
-    return logits.log_softmax(-1).gather(1, actions.unsqueeze(1)).squeeze(1)
-
-
-POLICY_LOGPROBS = Exercise(policy_logprobs,
+@exercise(
     title={"en": "Policy log-probs of the taken actions", "zh": "所采取动作的策略对数概率"},
     edge_cases=[
         (f([[1.0, -0.5, 2.0, 0.0], [0.3, 0.3, -1.2, 0.8], [-2.0, 1.5, 0.4, -0.1]]), t([2, 0, 1])),
@@ -125,17 +117,14 @@ POLICY_LOGPROBS = Exercise(policy_logprobs,
                 zh="交叉熵是对数概率的相反数：应为 `-F.cross_entropy(logits, actions, reduction='none')`。"),
     ],
 )
+def policy_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """Returns ``log_softmax(logits[i])[actions[i]]`` for each row i, (B,), differentiable."""
+    return logits.log_softmax(-1).gather(1, actions.unsqueeze(1)).squeeze(1)
 
 
 # 3. the DQN target, terminated vs truncated
 def _dqn(next_q_target, reward, terminated, truncated, gamma, next_v=lambda q: q.max(dim=1).values):
     return _bootstrap(reward, gamma, terminated, next_v(next_q_target))
-
-
-def dqn_target(next_q_target: torch.Tensor, reward: torch.Tensor, terminated: torch.Tensor,
-               truncated: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
-    """Returns ``reward + gamma * (1 - terminated) * max_a next_q_target[:, a]``, (B,), no grad."""
-    return _dqn(next_q_target, reward, terminated, truncated, gamma).detach()
 
 
 def _dqn_in_place(next_q_target, reward, terminated, truncated, gamma):
@@ -149,7 +138,7 @@ def _dqn_random(g: torch.Generator):
     return q, floats(g, len(q), scale=49), flags(g, len(q), p=0.3), flags(g, len(q), p=0.3), _gamma(g)
 
 
-DQN_TARGET = Exercise(dqn_target,
+@exercise(
     title={"en": "DQN targets with terminal states", "zh": "带终止状态的 DQN 目标"},
     edge_cases=[
         (f([[0.5, 1.5, -0.5], [2.0, 0.0, 1.0], [0.8, -0.2, 0.4], [-1.0, -0.6, -2.0]]),
@@ -191,6 +180,10 @@ DQN_TARGET = Exercise(dqn_target,
                 zh="gamma 只折扣未来：应为 `reward + gamma * (...)`，而不是 `gamma * (reward + ...)`。"),
     ],
 )
+def dqn_target(next_q_target: torch.Tensor, reward: torch.Tensor, terminated: torch.Tensor,
+               truncated: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
+    """Returns ``reward + gamma * (1 - terminated) * max_a next_q_target[:, a]``, (B,), no grad."""
+    return _dqn(next_q_target, reward, terminated, truncated, gamma).detach()
 
 
 # 4. find the bug: a Double-DQN target (the notebook's stub has the roles swapped)
@@ -198,12 +191,6 @@ def _double(choose, value, reward, terminated, gamma):
     """Double DQN in the graph: the first table chooses the next action, the second values it."""
     best = choose.argmax(dim=1, keepdim=True)  # (B, 1)
     return _bootstrap(reward, gamma, terminated, value.gather(1, best).squeeze(1))
-
-
-def double_dqn_target(next_q_online: torch.Tensor, next_q_target: torch.Tensor, reward: torch.Tensor,
-                      terminated: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
-    """Returns the target with ``a* = argmax next_q_online`` valued by ``next_q_target``; (B,)."""
-    return _double(next_q_online, next_q_target, reward, terminated, gamma).detach()
 
 
 def _double_random(g: torch.Generator):
@@ -215,7 +202,7 @@ def _double_random(g: torch.Generator):
     return online, target, floats(g, B, scale=49), flags(g, B, p=0.3), _gamma(g)
 
 
-DOUBLE_DQN_TARGET = Exercise(double_dqn_target,
+@exercise(
     bug="swapped",  # the stub is this mistake
     title={"en": "Find the bug: a Double-DQN target", "zh": "找出错误：Double DQN 目标"},
     edge_cases=[
@@ -253,6 +240,10 @@ DOUBLE_DQN_TARGET = Exercise(double_dqn_target,
                 zh="`argmax(dim=1)` 是 (B,)，而 gather 需要 (B, 1) 的索引：用 `argmax(dim=1, keepdim=True)`。"),
     ],
 )
+def double_dqn_target(next_q_online: torch.Tensor, next_q_target: torch.Tensor, reward: torch.Tensor,
+                      terminated: torch.Tensor, gamma: torch.Tensor) -> torch.Tensor:
+    """Returns the target with ``a* = argmax next_q_online`` valued by ``next_q_target``; (B,)."""
+    return _double(next_q_online, next_q_target, reward, terminated, gamma).detach()
 
 
 # 5. the n-step target
@@ -264,12 +255,6 @@ def _n_step(rewards, terminated, next_q_target, gamma, *, first=0, bootstrap=0, 
     ended = terminated.any(dim=1) if done is None else done(terminated)
     return _bootstrap((rewards * discounts).sum(dim=1), gamma ** (n + bootstrap), ended,
                       next_q_target.max(dim=1).values)
-
-
-def n_step_target(rewards: torch.Tensor, terminated: torch.Tensor, next_q_target: torch.Tensor,
-                  gamma: torch.Tensor) -> torch.Tensor:
-    """Returns ``sum_k gamma**k rewards[:, k] + gamma**n (1 - any(terminated)) max next_q_target``."""
-    return _n_step(rewards, terminated, next_q_target, gamma).detach()
 
 
 def _n_step_random(g: torch.Generator):
@@ -298,8 +283,7 @@ def _n_step_loop(rewards, terminated, q, gamma):
     return (ret + gamma ** rewards.shape[1] * alive * q.max(1).values).detach()
 
 
-N_STEP_TARGET = Exercise(n_step_target,
-    title={"en": "n-step targets", "zh": "n 步目标"},
+@exercise(title={"en": "n-step targets", "zh": "n 步目标"},
     edge_cases=[
         (f([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.5, -1.0, 0.5], [0.0, 2.0, 0.0]]),
          b([[False, False, False], [True, False, False], [False, False, True], [False, True, False]]),
@@ -343,6 +327,7 @@ N_STEP_TARGET = Exercise(n_step_target,
                 zh="自举项位于第 n 个奖励（折扣为 gamma ** (n - 1)）之后：它的折扣是 `gamma ** n`。"),
     ],
 )
-
-
-EXERCISES = [Q_TAKEN, POLICY_LOGPROBS, DQN_TARGET, DOUBLE_DQN_TARGET, N_STEP_TARGET]
+def n_step_target(rewards: torch.Tensor, terminated: torch.Tensor, next_q_target: torch.Tensor,
+                  gamma: torch.Tensor) -> torch.Tensor:
+    """Returns ``sum_k gamma**k rewards[:, k] + gamma**n (1 - any(terminated)) max next_q_target``."""
+    return _n_step(rewards, terminated, next_q_target, gamma).detach()

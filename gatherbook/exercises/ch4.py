@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake, Wrong
+from gatherbook.exercises._checker import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import (F32, between, coded, distinct, distinct_rows,
                                         expanded, f, floats, from_sizes, probs, rng,
                                         row_ids, t)
@@ -22,10 +22,13 @@ _ONE_K = dict(
     zh="每张图像都保留了同样多的图像块；图像 b 应保留它自己的 k[b] 个：把每个图像块的名次与 `k.unsqueeze(1)`（形状 (B, 1)）比较，或用 gather 取出每行第 k[b] 高的得分作为阈值。")
 
 
-def _cut_graph(reference):
-    """The reference's values with no gradient back into ``x`` (two ways to leave the graph)."""
-    return [Wrong(lambda x, *rest: reference(x.detach(), *rest), "generic.no_grad", "no_grad"),
-            Wrong(lambda x, *rest: reference(x.data, *rest), "generic.no_grad", "no_grad")]
+def _cut_graph(name):
+    """The values of the reference called ``name`` (defined below its declaration: looked up
+    when called) with no gradient back into ``x`` (two ways to leave the graph)."""
+    def ref(*args):
+        return globals()[name](*args)
+    return [Wrong(lambda x, *rest: ref(x.detach(), *rest), "generic.no_grad", "no_grad"),
+            Wrong(lambda x, *rest: ref(x.data, *rest), "generic.no_grad", "no_grad")]
 
 
 def _top(scores: torch.Tensor, k: int) -> torch.Tensor:
@@ -47,16 +50,10 @@ _TOPK_EDGES = [
 
 
 # 1. the top-k patches, in score order
-def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
-    """Returns ``out[b][j] = x[b][idx[b][j]]``, idx: row b's k best patches, best first; (B, k, D)."""
-    return x.gather(1, expanded(_top(scores, k), x))
-
-
-TOP_K_PATCHES = Exercise(top_k_patches,
-    title={"en": "Select the top-k patches", "zh": "选出得分最高的 k 个图像块"},
+@exercise(title={"en": "Select the top-k patches", "zh": "选出得分最高的 k 个图像块"},
     edge_cases=_TOPK_EDGES,
     random_case=_patches_and_scores, seed=401, grad="same", grad_args=("x",),
-    wrong=_cut_graph(top_k_patches),
+    wrong=_cut_graph("top_k_patches"),
     right=[
         lambda x, s, k: x[row_ids(x), s.topk(k, dim=1).indices],
         lambda x, s, k: torch.take_along_dim(x, s.topk(k, dim=1).indices[:, :, None], dim=1),
@@ -80,20 +77,18 @@ TOP_K_PATCHES = Exercise(top_k_patches,
                 zh="图像块选对了，但按的是图像中的顺序；本题要的是得分顺序，最高的在前，正是 `topk` 返回的顺序：不要给索引排序。"),
     ],
 )
+def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
+    """Returns ``out[b][j] = x[b][idx[b][j]]``, idx: row b's k best patches, best first; (B, k, D)."""
+    return x.gather(1, expanded(_top(scores, k), x))
 
 
 # 2. find the bug: the top-k patches in image order (the notebook's stub keeps score order)
-def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
-    """Returns the same k patches as ``top_k_patches``, ordered by patch number (reading order)."""
-    return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x))
-
-
-TOP_K_IN_IMAGE_ORDER = Exercise(top_k_in_image_order,
+@exercise(
     bug="score_order",  # the stub is this mistake
     title={"en": "Find the bug: the top-k patches in image order", "zh": "找出错误：按图像顺序的前 k 个图像块"},
     edge_cases=_TOPK_EDGES,
     random_case=_patches_and_scores, seed=402, grad="same", grad_args=("x",),
-    wrong=_cut_graph(top_k_in_image_order),
+    wrong=_cut_graph("top_k_in_image_order"),
     right=[
         lambda x, s, k: x[torch.zeros(s.shape, dtype=torch.bool, device=s.device).scatter(1, _top(s, k), True)].reshape(x.shape[0], k, x.shape[2]),
         lambda x, s, k: x[row_ids(x), s.topk(k, dim=1).indices.sort(dim=1).values],
@@ -115,6 +110,9 @@ TOP_K_IN_IMAGE_ORDER = Exercise(top_k_in_image_order,
                 zh="`sort(dim=0)` 是跨图像对每一列排序，会把不同图像的索引混在一起；应对每张图像自己的一行排序：`idx.sort(dim=1)`。"),
     ],
 )
+def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
+    """Returns the same k patches as ``top_k_patches``, ordered by patch number (reading order)."""
+    return x.gather(1, expanded(_top(scores, k).sort(dim=1).values, x))
 
 
 # 3. MAE random masking and the restore
@@ -128,13 +126,7 @@ def _mae(x, noise, keep, restore=lambda ids_shuffle: ids_shuffle.argsort(dim=1))
     return full if restore is None else full.gather(1, expanded(restore(ids_shuffle), x))
 
 
-def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.Tensor:
-    """Returns MAE's masking then the decoder's unshuffle: kept patches in place, zeros elsewhere."""
-    return _mae(x, noise, keep)
-
-
-MASK_AND_RESTORE = Exercise(mask_and_restore,
-    title={"en": "Random masking with restore", "zh": "随机掩码与还原"},
+@exercise(title={"en": "Random masking with restore", "zh": "随机掩码与还原"},
     edge_cases=[
         (coded(2, 5, 2, dtype=F32), f([[0.4, 0.1, 0.3, 0.0, 0.2], [0.1, 0.4, 0.0, 0.2, 0.3]]), 2),
         (coded(1, 4, 3, dtype=F32), f([[0.3, 0.1, 0.0, 0.2]]), 2),              # B == 1
@@ -143,7 +135,7 @@ MASK_AND_RESTORE = Exercise(mask_and_restore,
         (coded(2, 3, 2, dtype=F32), f([[0.2, 0.0, 0.1], [0.0, 0.1, 0.2]]), 1),   # keep == 1
     ],
     random_case=_patches_and_scores, seed=403, grad="same", grad_args=("x",),
-    wrong=_cut_graph(mask_and_restore),
+    wrong=_cut_graph("mask_and_restore"),
     right=[
         lambda x, noise, keep: x * (noise.argsort(dim=1).argsort(dim=1) < keep)[:, :, None],
         lambda x, n, keep: torch.zeros_like(x).scatter(1, expanded(n.argsort(1)[:, :keep], x), torch.take_along_dim(x, n.argsort(1)[:, :keep, None], dim=1)),
@@ -164,6 +156,9 @@ MASK_AND_RESTORE = Exercise(mask_and_restore,
                 zh="MAE 保留噪声最小的图像块（`argsort` 是升序：噪声小的保留，大的去掉）；你保留的是噪声最大的。"),
     ],
 )
+def mask_and_restore(x: torch.Tensor, noise: torch.Tensor, keep: int) -> torch.Tensor:
+    """Returns MAE's masking then the decoder's unshuffle: kept patches in place, zeros elsewhere."""
+    return _mae(x, noise, keep)
 
 
 # 4. EViT: keep the class token and the tokens it attends to most
@@ -172,12 +167,6 @@ def _evit(x, attn, k, *, cls_attn=lambda a: a[:, :, 0, 1:].mean(dim=1), skip_cls
     idx = cls_attn(attn).topk(k, dim=1).indices  # (B, k), patch tokens counted from 0
     others = (x[:, 1:] if skip_cls else x).gather(1, expanded(idx, x))
     return torch.cat([x[:, :1], others], dim=1) if keep_cls else others
-
-
-def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.Tensor:
-    """Returns the class token, then the k patch tokens it attends to most (mean over the heads),
-    by decreasing attention: (B, 1 + k, D). x: (B, 1 + N, D); attn: (B, H, 1 + N, 1 + N)."""
-    return _evit(x, attn, k)
 
 
 def _random_evit_case(g: torch.Generator):
@@ -195,8 +184,7 @@ def _cls_plus_one(x, attn, k):
     return x.gather(1, expanded(torch.cat([idx.new_zeros(x.shape[0], 1), idx], dim=1), x))
 
 
-KEEP_BY_CLS_ATTENTION = Exercise(keep_by_cls_attention,
-    title={"en": "Pick by class-token attention", "zh": "按类别词元的注意力挑选"},
+@exercise(title={"en": "Pick by class-token attention", "zh": "按类别词元的注意力挑选"},
     edge_cases=[
         _evit_case(2, 4, 3, 2, 2, seed=1),
         _evit_case(1, 5, 2, 3, 3, seed=2),    # B == 1
@@ -204,7 +192,7 @@ KEEP_BY_CLS_ATTENTION = Exercise(keep_by_cls_attention,
         _evit_case(2, 3, 1, 2, 3, seed=4),    # D == 1, k == N
     ],
     random_case=_random_evit_case, seed=405, atol=1e-6, grad="same", grad_args=("x",),
-    wrong=_cut_graph(keep_by_cls_attention),
+    wrong=_cut_graph("keep_by_cls_attention"),
     right=[
         _cls_plus_one,
         lambda x, a, k: torch.cat([x[:, :1], x[:, 1:][row_ids(x), a[:, :, 0, 1:].sum(dim=1).topk(k, dim=1).indices]], dim=1),
@@ -225,6 +213,10 @@ KEEP_BY_CLS_ATTENTION = Exercise(keep_by_cls_attention,
                 zh="结果里缺了类别词元：把它放在最前面，`torch.cat([x[:, :1], kept], dim=1)`。"),
     ],
 )
+def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.Tensor:
+    """Returns the class token, then the k patch tokens it attends to most (mean over the heads),
+    by decreasing attention: (B, 1 + k, D). x: (B, 1 + N, D); attn: (B, H, 1 + N, 1 + N)."""
+    return _evit(x, attn, k)
 
 
 # 5. EViT: fuse the dropped tokens into one
@@ -232,12 +224,6 @@ def _fused(x, cls_attn, k, weights=lambda w, dropped: torch.where(dropped, w, 0.
     """The sum of the tokens weighted by ``weights(cls_attn, dropped)``, (B, 1, D)."""
     dropped = torch.ones_like(cls_attn, dtype=torch.bool).scatter(1, _top(cls_attn, k), False)
     return (x * weights(cls_attn, dropped).unsqueeze(-1)).sum(dim=1, keepdim=True)
-
-
-def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: int) -> torch.Tensor:
-    """Returns EViT's fused token, (B, 1, D): the tokens outside the top k of ``cls_attn`` summed with
-    their attention as weights (not renormalised; k == N gives zeros). x: (B, N, D); cls_attn: (B, N)."""
-    return _fused(x, cls_attn, k)
 
 
 def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
@@ -251,8 +237,7 @@ def _fuse_case(B: int, N: int, D: int, k: int, seed: int):
     return coded(B, N, D, dtype=F32), _attn_weights(rng(seed), B, N), k
 
 
-FUSE_DROPPED = Exercise(fuse_dropped,
-    title={"en": "Fuse the dropped tokens", "zh": "融合被剪掉的词元"},
+@exercise(title={"en": "Fuse the dropped tokens", "zh": "融合被剪掉的词元"},
     edge_cases=[
         _fuse_case(2, 5, 3, 2, seed=1),
         _fuse_case(1, 4, 2, 1, seed=2),    # B == 1, k == 1
@@ -262,7 +247,7 @@ FUSE_DROPPED = Exercise(fuse_dropped,
     random_case=from_sizes((1, 7), inputs=lambda g, B, N: (
         floats(g, B, N, between(g, 1, 5)), _attn_weights(g, B, N), between(g, 1, N))),
     seed=406, atol=1e-5, grad="same", grad_args=("x",),
-    wrong=[*_cut_graph(fuse_dropped),
+    wrong=[*_cut_graph("fuse_dropped"),
            Wrong(lambda *a: _fused(*a, weights=lambda w, d: torch.where(d, w, 0.0) / w.sum(dim=1, keepdim=True)),
                  why="divided by the row total: right only when the weights of a row sum to 1")],
     right=[
@@ -286,22 +271,19 @@ FUSE_DROPPED = Exercise(fuse_dropped,
                 zh="EViT 不除以被剪掉词元的权重之和：融合词元是按注意力加权的和，而不是加权平均。"),
     ],
 )
+def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: int) -> torch.Tensor:
+    """Returns EViT's fused token, (B, 1, D): the tokens outside the top k of ``cls_attn`` summed with
+    their attention as weights (not renormalised; k == N gives zeros). x: (B, N, D); cls_attn: (B, N)."""
+    return _fused(x, cls_attn, k)
 
 
 # 6. a different k per image, as a mask
-def keep_mask_per_image(scores: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """Returns (B, N) bool: True where patch n is among the ``k[b]`` highest scores of image b."""
-    ranks = scores.argsort(dim=1, descending=True).argsort(dim=1)  # 0 for the best patch
-    return ranks < k.unsqueeze(1)
-
-
 def _one_k(pick):
     """The top-k mask with one k, ``pick(k)``, for the whole batch (for the mistakes)."""
     return lambda s, k: torch.zeros_like(s, dtype=torch.bool).scatter(1, _top(s, pick(k)), True)
 
 
-KEEP_MASK_PER_IMAGE = Exercise(keep_mask_per_image,
-    title={"en": "A different k per image", "zh": "每张图像各自的 k"},
+@exercise(title={"en": "A different k per image", "zh": "每张图像各自的 k"},
     edge_cases=[
         (f([[0.3, 0.9, -0.2, 0.5, 0.1], [0.7, -0.4, 0.2, 0.0, 0.8]]), t([2, 4])),
         (f([[0.5, 0.1, 0.2, 0.9], [0.0, 0.6, 0.3, 0.1], [0.2, 0.8, 0.4, 0.7]]), t([1, 3, 2])),
@@ -326,7 +308,7 @@ KEEP_MASK_PER_IMAGE = Exercise(keep_mask_per_image,
                 zh="你保留的是得分最低的 k[b] 个：应按得分从高到低排名，即 `scores.argsort(dim=1, descending=True).argsort(dim=1)`。"),
     ],
 )
-
-
-EXERCISES = [TOP_K_PATCHES, TOP_K_IN_IMAGE_ORDER, MASK_AND_RESTORE, KEEP_BY_CLS_ATTENTION,
-             FUSE_DROPPED, KEEP_MASK_PER_IMAGE]
+def keep_mask_per_image(scores: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """Returns (B, N) bool: True where patch n is among the ``k[b]`` highest scores of image b."""
+    ranks = scores.argsort(dim=1, descending=True).argsort(dim=1)  # 0 for the best patch
+    return ranks < k.unsqueeze(1)

@@ -8,20 +8,13 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake, Wrong
+from gatherbook.exercises._checker import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import (I64, between, coded, distinct, expanded, f,
                                         floats, from_sizes, ints, perms, t)
 
 
 # 1. one-hot targets
-def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """``out[i][labels[i]] = 1``, else 0. logits: (N, C); labels: (N,) int64 in [0, C).
-    Returns (N, C) with logits' dtype."""
-    return torch.zeros_like(logits).scatter_(1, labels.unsqueeze(1), 1.0)
-
-
-ONE_HOT = Exercise(one_hot,
-    title={"en": "One-hot targets", "zh": "独热目标"},
+@exercise(title={"en": "One-hot targets", "zh": "独热目标"},
     edge_cases=[
         (f([[0.5, -1.0, 2.0, 0.0, 1.5]] * 4), t([2, 0, 3, 3])),   # max label < C - 1
         (f([[1.0, 2.0, 3.0]]), t([1])),                            # N == 1
@@ -56,17 +49,13 @@ ONE_HOT = Exercise(one_hot,
         Wrong(lambda logits, y: (logits - logits).scatter(1, y[:, None], 1.0), why="inf - inf is nan"),
     ],
 )
+def one_hot(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``out[i][labels[i]] = 1``, else 0. logits: (N, C); labels: (N,) int64 in [0, C).
+    Returns (N, C) with logits' dtype."""
+    return torch.zeros_like(logits).scatter_(1, labels.unsqueeze(1), 1.0)
 
 
 # 2. a histogram per row
-def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
-    """``out[b][k]``: how many values of row b fall in bin k = ``floor(v * bins)``. x: (B, N) in
-    [0, 1); edges: ``torch.linspace(0, 1, bins + 1)``. Returns (B, bins) int64."""
-    bins = edges.numel() - 1
-    b = (x * bins).long()
-    return torch.zeros(x.shape[0], bins, dtype=I64, device=x.device).scatter_add_(1, b, torch.ones_like(b))
-
-
 def _edges(bins: int) -> torch.Tensor:
     return torch.linspace(0, 1, bins + 1)
 
@@ -79,8 +68,7 @@ def _bins(x, edges):
     return (x * (edges.numel() - 1)).long()
 
 
-HISTOGRAM = Exercise(histogram,
-    title={"en": "A histogram per row", "zh": "逐行直方图"},
+@exercise(title={"en": "A histogram per row", "zh": "逐行直方图"},
     edge_cases=[
         (f([[0.1, 0.7, 0.75, 0.0, 0.3], [0.9, 0.9, 0.9, 0.2, 0.6]]), _edges(4)),  # repeats
         (f([[0.5, 0.05, 0.55]]), _edges(1)),                                     # B == 1, one bin
@@ -113,64 +101,58 @@ HISTOGRAM = Exercise(histogram,
                 zh="不给 minlength 时，bincount 只数到出现过的最大值：传入 minlength=bins，空的高位箱才会被计入。"),
     ],
 )
+def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
+    """``out[b][k]``: how many values of row b fall in bin k = ``floor(v * bins)``. x: (B, N) in
+    [0, 1); edges: ``torch.linspace(0, 1, bins + 1)``. Returns (B, bins) int64."""
+    bins = edges.numel() - 1
+    b = (x * bins).long()
+    return torch.zeros(x.shape[0], bins, dtype=I64, device=x.device).scatter_add_(1, b, torch.ones_like(b))
 
 
-# 3. k-means update: a segment mean
-def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> torch.Tensor:
-    """Each centroid becomes the mean of its points; one without points is kept. x: (N, D);
-    assign: (N,) int64 in [0, G); centroids: (G, D), not modified. Returns (G, D)."""
-    idx = assign.unsqueeze(1).expand(-1, x.shape[1])
-    return centroids.scatter_reduce(0, idx, x, "mean", include_self=False)
+# 3. un-pruning: put processed patches back
+def _unprune_random(g: torch.Generator):
+    (B, N), D = distinct(g, 1, 6), between(g, 1, 4)
+    K = between(g, 1, N)
+    return floats(g, B, N, D), floats(g, B, K, D), perms(g, B, N)[:, :K]
 
 
-RECENTER = Exercise(recenter,
-    title={"en": "Update k-means centroids", "zh": "更新 k-means 质心"},
+@exercise(title={"en": "Put processed patches back", "zh": "把处理过的图像块放回去"},
     edge_cases=[
-        (f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), t([0, 2, 0, 2, 2]),
-         f([[0.5, 0.5], [9.0, 9.0], [4.0, 4.0]])),                         # centroid 1 empty
-        (f([[2.0, -1.0, 4.0]]), t([1]), f([[1.0, 1.0, 1.0], [3.0, 3.0, 3.0]])),  # N == 1
-        (f([[1.0], [2.0], [6.0]]), t([0, 0, 0]), f([[3.0]])),             # D == 1, G == 1
-        (f([[2.0, 2.0], [4.0, 0.0]]), t([1, 1]), f([[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]])),
-        (f([[1.0, -2.0], [-1.0, 2.0], [3.0, 3.0]]), t([0, 0, 1]),
-         f([[4.0, 4.0], [1.0, 1.0]])),                                    # cluster 0's points average to 0
+        (coded(2, 5, 3), -1 - coded(2, 2, 3), t([[3, 0], [1, 4]])),
+        (coded(1, 4, 2), -1 - coded(1, 1, 2), t([[2]])),           # B == 1, K == 1
+        (coded(3, 2, 1), -1 - coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
+        (coded(2, 3, 2).float(), -1 - coded(2, 2, 2).float(), t([[2, 1], [0, 2]])),
     ],
-    random_case=from_sizes((1, 8), (1, 5), inputs=lambda g, N, D, G: (
-        floats(g, N, D), ints(g, G, N), floats(g, G, D))),
-    seed=503,
+    random_case=_unprune_random, seed=505,
     right=[
-        lambda x, a, c: torch.where((torch.bincount(a, minlength=c.shape[0]) > 0)[:, None], torch.zeros_like(c).index_add_(0, a, x) / torch.bincount(a, minlength=c.shape[0]).clamp(min=1)[:, None].to(x.dtype), c),
-        lambda x, a, c: torch.stack([x[a == g].mean(0) if (a == g).any() else c[g] for g in range(c.shape[0])]),
-        lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
-    ],
-    mistakes=[
-        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x), x, "mean"),
-                en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
-                zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
-        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False),
-                en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
-                zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
-        Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x),
-                en="this is the sum of each cluster's points; divide by their number (or use reduce=\"mean\").",
-                zh="这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。"),
+        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p), k),
+        lambda p, k, keep: p.index_put((torch.arange(p.shape[0])[:, None], keep), k),
+        lambda p, k, keep: torch.stack([p[b].index_copy(0, keep[b], k[b]) for b in range(p.shape[0])]),
     ],
     wrong=[
-        Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
-            torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False)),
-            why="a mean of exactly 0 taken for an empty cluster"),
+        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p), k), "generic.mutated_input",
+              "mutated_input", why="scatter_ writes into the caller's patches"),
+    ],
+    mistakes=[
+        Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
+                en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
+                zh="形状为 (B, K, 1) 的索引只写入每个图像块的第 0 个特征：把它 expand 成 (B, K, D)。"),
+        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p), k),
+                en="the patches that were not kept must keep their values: scatter into (a copy of) patches, not into zeros.",
+                zh="没有被保留的图像块必须保留原值：应 scatter 进 patches（的副本），而不是全零张量。"),
+        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p), k),
+                en="along dim=2 the index picks a feature, not a patch: the patch number is along dim=1.",
+                zh="沿 dim=2 时索引选的是特征而不是图像块：图像块的编号在 dim=1 上。"),
     ],
 )
+def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """Row ``keep[b][k]`` of item b of ``patches`` (B, N, D) replaced by ``kept[b][k]`` (B, K, D);
+    keep: (B, K) int64, distinct in each row. Returns a new (B, N, D); patches is not modified."""
+    return patches.scatter(1, expanded(keep, patches), kept)
 
 
 # 4. the inverse of a gather: undo MAE's shuffle
-def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor:
-    """Undo ``shuffled = x.gather(1, ids_shuffle[..., None].expand(-1, -1, D))``: (B, N, D), with
-    ids_shuffle (B, N) int64, each row a permutation of 0..N-1. Returns x."""
-    idx = expanded(ids_shuffle, shuffled)
-    return torch.zeros_like(shuffled).scatter(1, idx, shuffled)
-
-
-UNSHUFFLE = Exercise(unshuffle,
-    title={"en": "Undo a shuffle of tokens", "zh": "还原打乱的词元"},
+@exercise(title={"en": "Undo a shuffle of tokens", "zh": "还原打乱的词元"},
     edge_cases=[
         (coded(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
         (coded(1, 3, 2), t([[1, 2, 0]])),                    # B == 1, a 3-cycle
@@ -201,67 +183,20 @@ UNSHUFFLE = Exercise(unshuffle,
                 zh="沿 dim=0 时，置换会在批次的不同样本之间移动词元；它应当在每个样本内部重排位置：用 dim=1。"),
     ],
 )
+def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor:
+    """Undo ``shuffled = x.gather(1, ids_shuffle[..., None].expand(-1, -1, D))``: (B, N, D), with
+    ids_shuffle (B, N) int64, each row a permutation of 0..N-1. Returns x."""
+    idx = expanded(ids_shuffle, shuffled)
+    return torch.zeros_like(shuffled).scatter(1, idx, shuffled)
 
 
-# 5. un-pruning: put processed patches back
-def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
-    """Row ``keep[b][k]`` of item b of ``patches`` (B, N, D) replaced by ``kept[b][k]`` (B, K, D);
-    keep: (B, K) int64, distinct in each row. Returns a new (B, N, D); patches is not modified."""
-    return patches.scatter(1, expanded(keep, patches), kept)
-
-
-def _unprune_random(g: torch.Generator):
-    (B, N), D = distinct(g, 1, 6), between(g, 1, 4)
-    K = between(g, 1, N)
-    return floats(g, B, N, D), floats(g, B, K, D), perms(g, B, N)[:, :K]
-
-
-UNPRUNE = Exercise(unprune,
-    title={"en": "Put processed patches back", "zh": "把处理过的图像块放回去"},
-    edge_cases=[
-        (coded(2, 5, 3), -1 - coded(2, 2, 3), t([[3, 0], [1, 4]])),
-        (coded(1, 4, 2), -1 - coded(1, 1, 2), t([[2]])),           # B == 1, K == 1
-        (coded(3, 2, 1), -1 - coded(3, 2, 1), t([[1, 0], [0, 1], [1, 0]])),  # K == N, D == 1
-        (coded(2, 3, 2).float(), -1 - coded(2, 2, 2).float(), t([[2, 1], [0, 2]])),
-    ],
-    random_case=_unprune_random, seed=505,
-    right=[
-        lambda p, k, keep: p.clone().scatter_(1, expanded(keep, p), k),
-        lambda p, k, keep: p.index_put((torch.arange(p.shape[0])[:, None], keep), k),
-        lambda p, k, keep: torch.stack([p[b].index_copy(0, keep[b], k[b]) for b in range(p.shape[0])]),
-    ],
-    wrong=[
-        Wrong(lambda p, k, keep: p.scatter_(1, expanded(keep, p), k), "generic.mutated_input",
-              "mutated_input", why="scatter_ writes into the caller's patches"),
-    ],
-    mistakes=[
-        Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
-                en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
-                zh="形状为 (B, K, 1) 的索引只写入每个图像块的第 0 个特征：把它 expand 成 (B, K, D)。"),
-        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p), k),
-                en="the patches that were not kept must keep their values: scatter into (a copy of) patches, not into zeros.",
-                zh="没有被保留的图像块必须保留原值：应 scatter 进 patches（的副本），而不是全零张量。"),
-        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p), k),
-                en="along dim=2 the index picks a feature, not a patch: the patch number is along dim=1.",
-                zh="沿 dim=2 时索引选的是特征而不是图像块：图像块的编号在 dim=1 上。"),
-    ],
-)
-
-
-# 6. the gradient of a gather, by hand
-def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
-    """The gradient of ``(x.gather(1, index) * grad_out).sum()`` with respect to ``x`` (B, N); index:
-    (B, K) int64 in [0, N), repeats allowed; grad_out: (B, K). Returns (B, N)."""
-    return torch.zeros_like(x).scatter_add_(1, index, grad_out)
-
-
+# 5. the gradient of a gather, by hand
 def _autograd_bwd(x, index, grad_out):
     leaf = x.detach().requires_grad_()  # a leaf of its own: the caller's x is left alone
     return torch.autograd.grad((leaf.gather(1, index) * grad_out).sum(), leaf)[0]
 
 
-GATHER_BWD = Exercise(gather_bwd,
-    title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
+@exercise(title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
     edge_cases=[
         (f([[0.0] * 4] * 2), t([[1, 1, 3], [0, 2, 0]]), f([[1.0, 2.0, 4.0], [0.5, 1.5, 2.5]])),
         (f([[0.0, 0.0, 0.0]]), t([[2]]), f([[3.0]])),                    # B == 1, K == 1
@@ -302,15 +237,57 @@ GATHER_BWD = Exercise(gather_bwd,
             why="autograd on the caller's x: its .grad accumulates from call to call"),
     ],
 )
+def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
+    """The gradient of ``(x.gather(1, index) * grad_out).sum()`` with respect to ``x`` (B, N); index:
+    (B, K) int64 in [0, N), repeats allowed; grad_out: (B, K). Returns (B, N)."""
+    return torch.zeros_like(x).scatter_add_(1, index, grad_out)
+
+
+# 6. k-means update: a segment mean
+@exercise(title={"en": "Update k-means centroids", "zh": "更新 k-means 质心"},
+    edge_cases=[
+        (f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), t([0, 2, 0, 2, 2]),
+         f([[0.5, 0.5], [9.0, 9.0], [4.0, 4.0]])),                         # centroid 1 empty
+        (f([[2.0, -1.0, 4.0]]), t([1]), f([[1.0, 1.0, 1.0], [3.0, 3.0, 3.0]])),  # N == 1
+        (f([[1.0], [2.0], [6.0]]), t([0, 0, 0]), f([[3.0]])),             # D == 1, G == 1
+        (f([[2.0, 2.0], [4.0, 0.0]]), t([1, 1]), f([[1.0, 1.0], [0.0, 0.0], [5.0, 5.0]])),
+        (f([[1.0, -2.0], [-1.0, 2.0], [3.0, 3.0]]), t([0, 0, 1]),
+         f([[4.0, 4.0], [1.0, 1.0]])),                                    # cluster 0's points average to 0
+    ],
+    random_case=from_sizes((1, 8), (1, 5), inputs=lambda g, N, D, G: (
+        floats(g, N, D), ints(g, G, N), floats(g, G, D))),
+    seed=503,
+    right=[
+        lambda x, a, c: torch.where((torch.bincount(a, minlength=c.shape[0]) > 0)[:, None], torch.zeros_like(c).index_add_(0, a, x) / torch.bincount(a, minlength=c.shape[0]).clamp(min=1)[:, None].to(x.dtype), c),
+        lambda x, a, c: torch.stack([x[a == g].mean(0) if (a == g).any() else c[g] for g in range(c.shape[0])]),
+        lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
+    ],
+    mistakes=[
+        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x), x, "mean"),
+                en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
+                zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
+        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False),
+                en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
+                zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
+        Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x),
+                en="this is the sum of each cluster's points; divide by their number (or use reduce=\"mean\").",
+                zh="这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。"),
+    ],
+    wrong=[
+        Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
+            torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False)),
+            why="a mean of exactly 0 taken for an empty cluster"),
+    ],
+)
+def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> torch.Tensor:
+    """Each centroid becomes the mean of its points; one without points is kept. x: (N, D);
+    assign: (N,) int64 in [0, G); centroids: (G, D), not modified. Returns (G, D)."""
+    idx = assign.unsqueeze(1).expand(-1, x.shape[1])
+    return centroids.scatter_reduce(0, idx, x, "mean", include_self=False)
+
 
 # 7. find the bug: the largest value per segment
-def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
-    """``out[s][d]``: the largest ``x[i][d]`` (x: (N, D)) over the rows with ``seg[i] == s``, 0.0 for
-    a segment without rows; seg: (N,) int64 in [0, n). Returns (n, D). The stub omits include_self."""
-    return x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(seg, x), x, "amax", include_self=False)
-
-
-SEGMENT_MAX = Exercise(segment_max,
+@exercise(
     bug="include_self",  # the stub is this mistake
     title={"en": "Find the bug: the largest value per segment", "zh": "找出错误：每段的最大值"},
     edge_cases=[
@@ -341,6 +318,7 @@ SEGMENT_MAX = Exercise(segment_max,
                 zh="只有第 0 列得到了最大值：形状为 (N, 1) 的索引只覆盖第 0 列。把它扩展到 x 的宽度：`seg[:, None].expand(-1, x.shape[1])`。"),
     ],
 )
-
-
-EXERCISES = [ONE_HOT, HISTOGRAM, UNPRUNE, UNSHUFFLE, GATHER_BWD, RECENTER, SEGMENT_MAX]
+def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
+    """``out[s][d]``: the largest ``x[i][d]`` (x: (N, D)) over the rows with ``seg[i] == s``, 0.0 for
+    a segment without rows; seg: (N,) int64 in [0, n). Returns (n, D). The stub omits include_self."""
+    return x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(seg, x), x, "amax", include_self=False)

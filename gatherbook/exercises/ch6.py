@@ -10,20 +10,14 @@ from dataclasses import replace
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Exercise, Mistake, Wrong
+from gatherbook.exercises._checker import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import (ATOL, PAD, between, distinct, from_sizes, ints,
                                         logits, padded_labels, rng, t, with_value)
 from gatherbook.logprobs import token_logprobs
 
 
 # 1. whole rows
-def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-    """``out[k] = x[rows[k]]`` with gather. x: (N, D); rows: (K,) int64. Returns (K, D)."""
-    return x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1]))
-
-
-WHOLE_ROWS = Exercise(whole_rows,
-    title={"en": "Whole rows with gather", "zh": "用 gather 取整行"},
+@exercise(title={"en": "Whole rows with gather", "zh": "用 gather 取整行"},
     edge_cases=[
         (logits(rng(61), 4, 3), t([2, 0, 3])),         # N > D
         (logits(rng(62), 1, 4), t([0, 0])),            # N == 1, the same row twice
@@ -52,22 +46,56 @@ WHOLE_ROWS = Exercise(whole_rows,
                 zh="K == 1 时，`.squeeze()`（不带维度，或 `.squeeze(0)`）会去掉行这一维，返回 (D,)：无论 K 是多少，答案的形状都是 (K, D)。这里什么都不要 squeeze。"),
     ],
 )
+def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """``out[k] = x[rows[k]]`` with gather. x: (N, D); rows: (K,) int64. Returns (K, D)."""
+    return x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1]))
 
 
-# 2. token log-probs with -100 labels
+# 2. the error of each action value
+@exercise(
+    title={"en": "The error of each taken action's value", "zh": "每个所采取动作的价值误差"},
+    edge_cases=[
+        (logits(rng(68), 3, 2), t([1, 0, 1]), logits(rng(69), 3)),   # B > A
+        (logits(rng(70), 1, 4), t([3]), logits(rng(71), 1)),         # B == 1
+        (logits(rng(72), 2, 5), t([0, 0]), logits(rng(73), 2)),      # the same action twice
+    ],
+    random_case=from_sizes((1, 6), inputs=lambda g, B, A: (
+        logits(g, B, A), ints(g, A, B), logits(g, B))),
+    seed=603, grad="same",
+    grad_args=("q",),  # a target carries no gradient (chapter 3): detaching it is right
+    right=[
+        lambda q, a, t: q[torch.arange(q.shape[0]), a] - t,
+        lambda q, a, t: torch.take_along_dim(q, a[:, None], dim=1)[:, 0] - t,
+        lambda q, a, t: q.gather(1, a.view(-1, 1)).view(-1) - t.detach(),  # a target carries no gradient
+    ],
+    wrong=[
+        Wrong(lambda q, a, t: (q.gather(1, a[:, None]).squeeze(1) - t).detach(), "generic.no_grad", "no_grad",
+              why="the TD error is trained through q"),
+    ],
+    mistakes=[
+        Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t,
+                en="`q.gather(1, ...)` is (B, 1); minus a (B,) target it broadcasts to (B, B), every value against every target. `.squeeze(1)` the gathered values first, and check that both shapes are (B,).",
+                zh="`q.gather(1, ...)` 的形状是 (B, 1)；减去 (B,) 的目标会广播成 (B, B)，每个值都与每个目标相减。先对取出的值 `.squeeze(1)`，并检查两者的形状都是 (B,)。"),
+        Mistake("all_actions_of_every_row", lambda q, a, t: q[:, a] - t,
+                en="`q[:, actions]` takes every listed action from every row, (B, B): pair row b with actions[b] only, `q.gather(1, actions.unsqueeze(1)).squeeze(1)`.",
+                zh="`q[:, actions]` 会从每一行取出所有列出的动作，得到 (B, B)：让第 b 行只配 actions[b]，`q.gather(1, actions.unsqueeze(1)).squeeze(1)`。"),
+        Mistake("wrong_dim", lambda q, a, t: q.gather(0, a.unsqueeze(0)).squeeze(0) - t,
+                en="with dim=0 the action chooses a row, not a column: gather along dim=1, where the actions are.",
+                zh="dim=0 时动作选的是行而不是列：应沿动作所在的 dim=1 做 gather。"),
+    ],
+)
+def td_error(q: torch.Tensor, actions: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """``out[b] = q[b][actions[b]] - target[b]``. q: (B, A); actions, target: (B,). Returns (B,)."""
+    return q.gather(1, actions.unsqueeze(1)).squeeze(1) - target
+
+
+# 3. token log-probs with -100 labels
 def _picked(logp, labels):  # gather at a dummy id 0 where the label is padding: no mask yet
     return logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
 
 
 def _wrapped(logp, labels):  # take_along_dim reads the label -100 as the id -100 % V
     return torch.take_along_dim(logp, labels.unsqueeze(-1), dim=-1).squeeze(-1)
-
-
-def label_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """``out[b][t] = logp[b][t][labels[b][t]]``, ``0.0`` where the label is ``-100`` (padding).
-
-    logp: (B, L, V) log-probabilities; labels: (B, L) int64 in [0, V) or -100. Returns (B, L)."""
-    return torch.where(labels != PAD, _picked(logp, labels), 0.0)  # not `* mask`: 0 * -inf is nan
 
 
 def _masked_random(g: torch.Generator):
@@ -77,7 +105,7 @@ def _masked_random(g: torch.Generator):
     return lp, labels
 
 
-LABEL_LOGP = Exercise(label_logp,
+@exercise(
     title={"en": "Log-probs of labels with padding", "zh": "带填充标签的对数概率"},
     edge_cases=[
         (logits(rng(65), 2, 4, 5).log_softmax(-1), t([[0, 3, PAD, PAD], [4, 0, 1, 2]])),    # id 0 is a token
@@ -119,70 +147,35 @@ LABEL_LOGP = Exercise(label_logp,
               hint="generic.size_one", kind="shape", why="a bare squeeze: (B, L) becomes (L,) when B == 1"),
     ],
 )
+def label_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``out[b][t] = logp[b][t][labels[b][t]]``, ``0.0`` where the label is ``-100`` (padding).
 
+    logp: (B, L, V) log-probabilities; labels: (B, L) int64 in [0, V) or -100. Returns (B, L)."""
+    return torch.where(labels != PAD, _picked(logp, labels), 0.0)  # not `* mask`: 0 * -inf is nan
 
-# 3. the error of each action value
-def td_error(q: torch.Tensor, actions: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """``out[b] = q[b][actions[b]] - target[b]``. q: (B, A); actions, target: (B,). Returns (B,)."""
-    return q.gather(1, actions.unsqueeze(1)).squeeze(1) - target
-
-
-TD_ERROR = Exercise(td_error,
-    title={"en": "The error of each taken action's value", "zh": "每个所采取动作的价值误差"},
-    edge_cases=[
-        (logits(rng(68), 3, 2), t([1, 0, 1]), logits(rng(69), 3)),   # B > A
-        (logits(rng(70), 1, 4), t([3]), logits(rng(71), 1)),         # B == 1
-        (logits(rng(72), 2, 5), t([0, 0]), logits(rng(73), 2)),      # the same action twice
-    ],
-    random_case=from_sizes((1, 6), inputs=lambda g, B, A: (
-        logits(g, B, A), ints(g, A, B), logits(g, B))),
-    seed=603, grad="same",
-    grad_args=("q",),  # a target carries no gradient (chapter 3): detaching it is right
-    right=[
-        lambda q, a, t: q[torch.arange(q.shape[0]), a] - t,
-        lambda q, a, t: torch.take_along_dim(q, a[:, None], dim=1)[:, 0] - t,
-        lambda q, a, t: q.gather(1, a.view(-1, 1)).view(-1) - t.detach(),  # a target carries no gradient
-    ],
-    wrong=[
-        Wrong(lambda q, a, t: (q.gather(1, a[:, None]).squeeze(1) - t).detach(), "generic.no_grad", "no_grad",
-              why="the TD error is trained through q"),
-    ],
-    mistakes=[
-        Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t,
-                en="`q.gather(1, ...)` is (B, 1); minus a (B,) target it broadcasts to (B, B), every value against every target. `.squeeze(1)` the gathered values first, and check that both shapes are (B,).",
-                zh="`q.gather(1, ...)` 的形状是 (B, 1)；减去 (B,) 的目标会广播成 (B, B)，每个值都与每个目标相减。先对取出的值 `.squeeze(1)`，并检查两者的形状都是 (B,)。"),
-        Mistake("all_actions_of_every_row", lambda q, a, t: q[:, a] - t,
-                en="`q[:, actions]` takes every listed action from every row, (B, B): pair row b with actions[b] only, `q.gather(1, actions.unsqueeze(1)).squeeze(1)`.",
-                zh="`q[:, actions]` 会从每一行取出所有列出的动作，得到 (B, B)：让第 b 行只配 actions[b]，`q.gather(1, actions.unsqueeze(1)).squeeze(1)`。"),
-        Mistake("wrong_dim", lambda q, a, t: q.gather(0, a.unsqueeze(0)).squeeze(0) - t,
-                en="with dim=0 the action chooses a row, not a column: gather along dim=1, where the actions are.",
-                zh="dim=0 时动作选的是行而不是列：应沿动作所在的 dim=1 做 gather。"),
-    ],
-)
 
 # 4. find the bug: a sequence's log-prob
-def seq_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Each sequence's log-prob, padding left out. logp: (B, L, V); labels: (B, L). Returns (B,)."""
-    return label_logp(logp, labels).sum(-1)
-
-
+_LABEL = label_logp.exercise
 _SHARED = ("take_along_dim_wraps", "clamp_only", "times_mask", "zero_is_padding")  # its sums, same hints
-SEQ_LOGP = Exercise(seq_logp,
+
+
+@exercise(
     bug="take_along_dim_wraps",  # the stub is this mistake
     title={"en": "Find the bug: the log-prob of a padded sequence", "zh": "找出错误：带填充序列的对数概率"},
-    edge_cases=LABEL_LOGP.edge_cases,
+    edge_cases=_LABEL.edge_cases,
     random_case=_masked_random, seed=604, grad="same", atol=ATOL,
     right=[
         lambda logp, labels: -F.nll_loss(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none").sum(-1),
         lambda logp, labels: torch.where(labels != PAD, _wrapped(logp, labels.clamp(min=0)), 0.0).sum(-1),
         lambda logp, labels: torch.stack([sum((logp[b, t, y] for t, y in enumerate(row) if y != PAD), logp.new_zeros(())) for b, row in enumerate(labels)]),
     ],
-    mistakes=[replace(m, fn=lambda lp, y, fn=m.fn: fn(lp, y).sum(-1)) for m in LABEL_LOGP.mistakes if m.key in _SHARED] + [
+    mistakes=[replace(m, fn=lambda lp, y, fn=m.fn: fn(lp, y).sum(-1)) for m in _LABEL.mistakes if m.key in _SHARED] + [
         Mistake("mean", lambda logp, labels: label_logp(logp, labels).sum(-1) / (labels != PAD).sum(-1),
                 en="you divided by the number of labels: a sequence's log-prob is the sum of its tokens' log-probs, not their mean.",
                 zh="你除以了标签的个数：序列的对数概率是各词元对数概率之和，而不是平均值。"),
     ],
     wrong=[Wrong(lambda logp, labels: label_logp(logp, labels).sum(), None, "shape", why="summed over the batch too")],
 )
-
-EXERCISES = [WHOLE_ROWS, TD_ERROR, LABEL_LOGP, SEQ_LOGP]
+def seq_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Each sequence's log-prob, padding left out. logp: (B, L, V); labels: (B, L). Returns (B,)."""
+    return label_logp(logp, labels).sum(-1)

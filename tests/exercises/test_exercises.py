@@ -82,6 +82,23 @@ def test_a_new_chapter_module_only_declares_its_exercises(tmp_path, monkeypatch)
     assert r.hint_key == "square" and r.message.endswith("可能的错误：平方了")
 
 
+def test_the_decorator_declares_in_source_order_and_returns_the_reference(tmp_path, monkeypatch):
+    _with_chapter(tmp_path, monkeypatch, "ch15", (
+        "import torch\n"
+        "from gatherbook.exercises import exercise\n"
+        "CASES = dict(edge_cases=[(torch.arange(3),)], n_random=0)\n"
+        "@exercise(title={'en': 'Triple', 'zh': '三倍'}, **CASES)\n"
+        "def triple(x):\n"
+        "    return 3 * x\n"
+        "@exercise(title={'en': 'Double', 'zh': '翻倍'}, right=[lambda x: triple(x) - x], **CASES)\n"
+        "def double(x):\n"
+        "    return 2 * x\n"))
+    assert names() == ["ch15.triple", "ch15.double"]
+    module = sys.modules["gatherbook.exercises.ch15"]
+    assert module.double(torch.tensor(4)) == 8 and module.double.exercise is get("ch15.double")
+    assert get("ch15.double").args == ("x",) and run_check("ch15.double", get("ch15.double").right[0]).passed
+
+
 def test_a_target_that_must_not_carry_a_gradient(tmp_path, monkeypatch):
     _with_chapter(tmp_path, monkeypatch, "ch14", (
         "import torch\n"
