@@ -57,7 +57,8 @@ test-all: $(STAMP)
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope
 
 test-fast: $(STAMP)
-	GATHERBOOK_FAST=1 OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" tests/unit tests/exercises
+	GATHERBOOK_FAST=1 OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" \
+	  -o addopts="-p no:cacheprovider" -p no:nbval tests/unit tests/exercises
 
 book: $(STAMP)
 	$(PY) book/build.py

@@ -71,5 +71,7 @@ def test_the_chinese_shapes_lines_hold_no_english_words():
 
     code_words = {"int64", "float", "bool", "int", "dtype", "in"}
     for p in pz.PUZZLES:
-        words = set(re.findall(r"[A-Za-z_]{2,}", shapes(p.signature, "zh"))) - code_words - set(p.args)
+        # a method of an argument (``lengths.sum()``) is code too
+        found = re.findall(r"(?<![.\w])[A-Za-z_]{2,}", shapes(p.signature, "zh"))
+        words = set(found) - code_words - set(p.args)
         assert words == set(), (p.name, words)

@@ -1,8 +1,9 @@
 """tests/nbval_sanitize.cfg: an output printed on CUDA compares equal to the stored CPU output.
 
-The stored outputs are made on the CPU; on a GPU the same cells print ``device='cuda:0'``, on the
-tensor's last line or, when that line is full, on a line of its own, and the suffixes after it
-(``grad_fn=``) move with it. These tests print each tensor twice with torch's own printing code, once
+The stored outputs are made on the CPU; on a GPU the same cells print ``device='cuda:0'`` first
+among the suffixes after the values. torch starts a new line for any suffix that does not fit in the
+last line (the suffixes after it share that line if they fit), so the longer CUDA suffix moves the
+line breaks of ``dtype=`` and ``grad_fn=`` too. These tests print each tensor twice with torch's own printing code, once
 as it is (CPU) and once with the device suffix CUDA adds (torch puts it first among the suffixes).
 """
 from __future__ import annotations
@@ -44,6 +45,8 @@ TENSORS = {
     "rows of a matrix": torch.arange(48).reshape(3, 16) - 100,               # ch2's labels
     "grad_fn after the device": LEAF.log_softmax(0).unsqueeze(0).squeeze(0),  # ch3's log-probs
     "dtype after the device": torch.arange(20, dtype=torch.int32),
+    "dtype and grad_fn after the device": torch.tensor([-6.0, 6.0], dtype=torch.float16,
+                                                       requires_grad=True) * 1,
 }
 
 
