@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from gatherbook_sphinx import notebooks
@@ -27,6 +26,8 @@ def test_the_site_version_replaces_the_source_before_myst_nb_reads_it():
 
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*/*.ipynb")), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_jupyterlab_sees_no_site_only_directive(path):
+    import nbformat  # here: importing it takes seconds, and the fast lane runs this file
+
     for i, cell in enumerate(nbformat.read(path, 4).cells):
         if cell.cell_type == "markdown":
             for directive in SITE_ONLY_DIRECTIVES:

@@ -28,7 +28,6 @@ import re
 import zipfile
 from pathlib import Path
 
-import nbformat
 import yaml
 
 from gatherbook.editions import edition
@@ -105,6 +104,8 @@ def exercises_only(nb, lang: str):
         ValueError: ``nb`` has no ``{exercise}`` directive, or a ``{solution-start}`` without
             its ``{solution-end}``.
     """
+    import nbformat  # here, not at the top: importing it takes seconds (jsonschema)
+
     edition(lang)  # ValueError: not an edition of the book
     cells = nb.cells
     first_ex = next((i for i, c in enumerate(cells) if _directive(c) == "exercise"), None)
@@ -149,6 +150,8 @@ def exercises_only(nb, lang: str):
 
 def generate_all(srcdir: Path, lang: str, docnames: set[str]) -> list[Path]:
     """Write the exercise notebook of every chapter of ``lang`` that has exercises."""
+    import nbformat
+
     written = []
     outdir = srcdir / GENERATED / lang
     outdir.mkdir(parents=True, exist_ok=True)
@@ -248,6 +251,8 @@ def without_outputs(data: bytes) -> bytes:
     """A notebook (its bytes) with outputs and execution counts cleared: the reader runs it,
     and the site shows what it prints. Each chapter's outputs would otherwise be in the site
     three times (its page, its ``.ipynb`` download, the zip)."""
+    import nbformat
+
     nb = nbformat.reads(data.decode("utf8"), as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
