@@ -504,7 +504,9 @@ def _isolated(limit: float):
         grad, dtype, det, warn_only, anomaly, rng, cuda_rng = saved
         torch.set_grad_enabled(grad)
         torch.set_default_dtype(dtype)
-        torch.use_deterministic_algorithms(det, warn_only=warn_only)
+        if (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()) != (
+                det, warn_only):  # only when changed: the call imports torch._inductor (seconds)
+            torch.use_deterministic_algorithms(det, warn_only=warn_only)
         torch.autograd.set_detect_anomaly(anomaly)
         torch.set_rng_state(rng)
         if cuda_rng is not None:
