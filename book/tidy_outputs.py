@@ -7,6 +7,10 @@ them: this keeps each path from the package's own folder or the module on, as th
 (book/ext/gatherbook_sphinx/outputs.py). nbval compares neither tracebacks nor these paths' prefixes,
 so the notebooks' tests are unaffected.
 
+It also joins a cell's consecutive prints to the same stream into one output: a loaded machine
+flushes ``stdout`` in chunks, and the chunks would otherwise show in a diff (and in a notebook
+reader's JSON) as changes where nothing changed.
+
 Usage: python book/tidy_outputs.py NOTEBOOK.ipynb [...]
 """
 from __future__ import annotations
@@ -20,10 +24,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "ext"))  # the site's e
 from gatherbook_sphinx.outputs import strip_machine_paths  # noqa: E402
 
 
+def join_streams(outputs: list) -> list:
+    """``outputs`` with each run of consecutive same-name stream outputs joined into one."""
+    joined: list = []
+    for out in outputs:
+        last = joined[-1] if joined else None
+        if (out.get("output_type") == "stream" and last is not None
+                and last.get("output_type") == "stream" and last.get("name") == out.get("name")):
+            last["text"] = last.get("text", "") + out.get("text", "")
+        else:
+            joined.append(out)
+    return joined
+
+
 def tidy(nb) -> int:
-    """Strip machine paths from ``nb``'s outputs in place; returns how many texts changed."""
+    """Strip machine paths from ``nb``'s outputs and join split streams, in place; returns how
+    many outputs changed."""
     changed = 0
     for cell in nb.cells:
+        if "outputs" in cell:
+            joined = join_streams(cell["outputs"])
+            changed += len(cell["outputs"]) - len(joined)
+            cell["outputs"] = joined
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 new = [strip_machine_paths(line) for line in out.get("traceback", [])]

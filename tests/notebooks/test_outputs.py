@@ -58,6 +58,26 @@ def test_tidy_keeps_the_package_path_and_the_message(tmp_path):
     assert out[1]["text"] == "torch/a.py:3: Warn\n"
 
 
+def test_tidy_joins_a_print_split_into_chunks(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1); print(2)")])
+    new = nbformat.v4.new_output
+    nb.cells[0].outputs = [new("stream", name="stdout", text="1\n"), new("stream", name="stdout", text="2\n"),
+                           new("stream", name="stderr", text="w\n"), new("stream", name="stdout", text="3\n")]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, path)
+    assert tidy_outputs.main([str(path)]) == 0
+    out = nbformat.read(path, as_version=4).cells[0].outputs
+    assert [(o["name"], o["text"]) for o in out] == [("stdout", "1\n2\n"), ("stderr", "w\n"), ("stdout", "3\n")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_no_print_stored_in_chunks(path):
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    bad = [i for i, c in enumerate(cells) for a, b in zip(c.get("outputs", []), c.get("outputs", [])[1:])
+           if a["output_type"] == b["output_type"] == "stream" and a["name"] == b["name"]]
+    assert not bad, f"{path.name}: cells {bad} store one print in chunks (run book/tidy_outputs.py)"
+
+
 def test_tidy_names_a_bad_argument():
     r = subprocess.run([sys.executable, str(TIDY), "README.md"], capture_output=True, text=True)
     assert r.returncode == 2 and "'README.md' is not a notebook file (.ipynb)" in r.stderr
