@@ -1,13 +1,6 @@
-"""Charts: one bar chart and one line chart that every measured quantity of the book uses.
-
-- :func:`bars` -- labelled horizontal bars; each label sits above its bar, so a long code label
-  needs no room beside the bars and the chart fits a phone. :func:`draw_peaks` (peak memory,
-  chapters 2 and 6) and :func:`draw_ratios` (benchmark ratios, chapter 6) are bars.
-- :func:`lines` -- lines against a shared ``x``, in one panel (``draw_errors``, chapter 2) or one
-  panel per line, stacked (``draw_curves``, chapter 3).
-
-Every chart is :data:`~gatherbook.figures.style.MAX_WIDTH` wide at most; labels are code and
-numbers; end the notebook cell with ``;``.
+"""Charts: one bar chart (:func:`bars`) and one line chart (:func:`lines`) that every measured
+quantity of the book uses; the ``draw_*`` functions below are the book's uses of them. A bar's
+label sits above it, so long code labels need no room beside the bars and a chart fits a phone.
 """
 from __future__ import annotations
 

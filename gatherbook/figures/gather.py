@@ -133,29 +133,20 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
                 explain: tuple[int, ...] | None = None) -> Figure:
     """Draw ``input``, ``index`` and ``out = torch.gather(input, dim, index)`` as grids of cells.
 
-    Shapes: ``input`` has 0 to 3 dims; ``index`` has as many (torch lets a 0-d and a 1-d tensor
-    pair up) and ``index.size(d) <= input.size(d)`` for every ``d != dim``; ``out`` has
-    ``index``'s shape and ``out[i][j] = input[i][index[i][j]]`` for ``dim == 1`` (likewise for
-    the other dims). Every ``input`` cell that gather reads gets its own colour, and each
-    ``index`` cell and its ``out`` cell get the colour of the ``input`` cell they read; cells
-    nobody reads stay light grey. When gather reads more input cells than the palette has
-    colours (9), colours repeat, so every linked cell also shows its link number (0, 1, 2 ...,
-    the read input cells in row-major order) small in its top-left corner: colour and number
-    together always name the source cell. An arrow on ``input`` shows the direction of ``dim``.
+    ``input`` has 0 to 3 dims, ``index`` (int64 or int32) as many (torch lets 0-d and 1-d pair
+    up), ``index.size(d) <= input.size(d)`` for ``d != dim`` and values in ``0 ..
+    input.size(dim) - 1``; ``out[i][j] = input[i][index[i][j]]`` for ``dim == 1``. Every
+    ``input`` cell that gather reads gets its own colour, and each ``index`` cell and its ``out``
+    cell the colour of the cell they read; cells nobody reads stay light grey. With more read
+    cells than colours (9), every linked cell also shows its link number (the read input cells
+    in row-major order), so colour and number always name the source. An arrow on ``input``
+    shows ``dim``. 1-d and 0-d tensors are stacked rows; 2-d tensors side by side; 3-d tensors
+    three rows of slices. At most 4 slices, 8 rows and 10 columns; any device.
 
-    1-d and 0-d tensors are drawn as rows of cells stacked ``input`` / ``index`` / ``out``; 2-d
-    tensors side by side; 3-d tensors as three rows of slices (``input[0]``, ``input[1]`` ...).
-    Sizes: at most 4 slices, 8 rows and 10 columns per tensor. Values are computed on CPU
-    copies, so the tensors may live on any device.
-
-    Args:
-        input: the tensor to read from.
-        dim: the dimension along which ``index`` picks (negative counts from the end).
-        index: int64 (or int32) tensor of positions along ``dim``, each in ``0 .. input.size(dim)-1``.
-        explain: optional position of ``index`` (and ``out``), e.g. ``(2, 0)``: outlines that
-            ``out`` cell, the ``index`` cell at the same position and the ``input`` cell it reads,
-            and writes under the grids ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the
-            coordinate that the index replaces (the one along ``dim``) on the index cell's colour.
+    ``explain``: a position of ``index``, e.g. ``(2, 0)``: outlines that ``out`` cell, its
+    ``index`` cell and the ``input`` cell read, and writes under the grids
+    ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the replaced coordinate on the index
+    cell's colour.
 
     Introduced in Chapter 1.
     """
@@ -216,12 +207,8 @@ def draw_index_shapes(input_shape: tuple[int, ...] = (3, 4), dim: int = 1, *,
     - ``error``: torch raises (index has another number of dims, or is larger off ``dim``).
 
     Verdicts are words on colour-blind-safe faces (light blue, orange, dark purple).
-
-    Args:
-        input_shape: the input's shape, 1 to 3 dims of sizes 1 to 8.
-        dim: the dimension gather picks along (negative counts from the end).
-        shapes: the index shapes to try (default: a set that shows each rule), at most 10.
-        title: optional text above the table (default ``input.shape = (3, 4), dim=1``).
+    ``input_shape``: 1 to 3 sizes of 1 to 8; ``shapes``: at most 10 (default: one per rule);
+    ``title`` defaults to ``input.shape = (3, 4), dim=1``.
 
     Introduced in Chapter 1.
     """
