@@ -180,6 +180,12 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     return Panel(title, grids)
 
 
+def wrap_slices(p: Panel) -> list[Panel]:
+    """``p`` cut into panels of as many slices as fit the figure's width (the title on the first)."""
+    n = max(1, int((style.MAX_WIDTH - 2 * MARGIN + _SLICE_GAP) // (p.slot_w(p.grids[0]) + _SLICE_GAP)))
+    return [Panel(p.title if k == 0 else "", p.grids[k:k + n]) for k in range(0, len(p.grids), n)]
+
+
 def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] = (),
                col_numbers: bool = True, mark=None, mark_color: str = style.MARK,
                cell_w: float | None = None) -> Panel:
