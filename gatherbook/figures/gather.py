@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import QUIET, Note, _shape, panel, render, shape_title, text_panel
+from gatherbook.figures.grid import QUIET, Note, panel, render, shape_title, text_panel
 
 __all__ = ["draw_gather", "draw_index_shapes"]
 
@@ -35,7 +35,7 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
             f"index has dtype {index.dtype}; gather needs an integer index of dtype torch.int64 "
             f"(torch.int32 works too). Convert it with index.long().{hint}"
         )
-    ishape, xshape = _shape(index), _shape(input)
+    ishape, xshape = tuple(index.shape), tuple(input.shape)
     # torch treats a 0-d tensor like a 1-d tensor of one element here
     if max(index.ndim, 1) != max(input.ndim, 1) and not empty:
         raise ValueError(
@@ -91,14 +91,14 @@ def link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tup
     the input cell it reads. ``index`` must already be valid for ``input_shape`` and ``dim``.
     """
     shape1 = input_shape or (1,)  # torch treats 0-d like (1,)
-    idx = index.detach().cpu().to(torch.int64).numpy().reshape(_shape(index) or (1,))
+    idx = index.detach().cpu().to(torch.int64).numpy().reshape(tuple(index.shape) or (1,))
     source = list(np.indices(idx.shape, dtype=np.int64))
     source[dim] = idx
     flat = np.ravel_multi_index(source, shape1)
     input_ids = np.full(int(np.prod(shape1)), QUIET, dtype=np.int64)
     chosen = np.unique(flat)
     input_ids[chosen] = np.arange(len(chosen))
-    return input_ids.reshape(input_shape), input_ids[flat].reshape(_shape(index))
+    return input_ids.reshape(input_shape), input_ids[flat].reshape(tuple(index.shape))
 
 
 def _explain(explain: object, index: torch.Tensor, dim: int,
@@ -106,7 +106,7 @@ def _explain(explain: object, index: torch.Tensor, dim: int,
     """For ``explain`` (a position of ``index``): that position, the input cell it reads, and the
     note ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the replaced coordinate on the
     index cell's colour."""
-    shape = _shape(index)
+    shape = tuple(index.shape)
     assert isinstance(explain, (tuple, list)) and len(explain) == len(shape) > 0, \
         f"explain: a position of index, a tuple of {len(shape)} int(s) such as {(0,) * len(shape)}"
     pos = tuple(args.integer(f"explain[{k}]", v) for k, v in enumerate(explain))
@@ -154,16 +154,16 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)
     if i_cpu.numel():
-        input_ids, index_ids = link_ids(_shape(input), d, i_cpu)
+        input_ids, index_ids = link_ids(tuple(input.shape), d, i_cpu)
     else:  # nothing is read (and an empty index may even differ from input in ndim)
-        input_ids, index_ids = np.full(_shape(input), QUIET), np.zeros(_shape(i_cpu), dtype=np.int64)
+        input_ids, index_ids = np.full(tuple(input.shape), QUIET), np.zeros(tuple(i_cpu.shape), dtype=np.int64)
     # more input cells read than colours: colours repeat, so every linked cell gets its number
     tagged = int(input_ids.max(initial=-1)) >= len(style.PALETTE)
 
     marks, note = [None, None, None], None
     if explain is not None:
         pos, read, note = _explain(explain, i_cpu, d, index_ids)
-        marks = [np.zeros(_shape(t), dtype=bool) for t in (x_cpu, i_cpu, out)]
+        marks = [np.zeros(tuple(t.shape), dtype=bool) for t in (x_cpu, i_cpu, out)]
         marks[0][read], marks[1][pos], marks[2][pos] = True, True, True
     panels = [
         panel(name, t, shape_title(text, t), ids=ids, tagged=tagged, mark=m, mark_color=style.PICK)
@@ -234,7 +234,7 @@ def draw_index_shapes(input_shape: tuple[int, ...] = (3, 4), dim: int = 1, *,
             why = (f"ndim {len(s)} != {len(xshape)}" if len(s) != len(xshape)
                    else f"size({wrong[0]}): {s[wrong[0]]} > {xshape[wrong[0]]}" if wrong else "RuntimeError")
         else:
-            out_text = str(_shape(out))
+            out_text = str(tuple(out.shape))
             short = [k for k in range(len(s)) if k != d and out.shape[k] < xshape[k]]
             verdict = "silent" if short else "fine"
             why = ("reads input[" + ", ".join(f":{s[k]}" if k in short else ":" for k in range(len(s))) + "]"

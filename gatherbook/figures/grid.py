@@ -42,12 +42,8 @@ _ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a gr
 _NOTE_H = 0.30  # each line of text under a picture
 
 
-def _shape(t: torch.Tensor) -> tuple[int, ...]:
-    return tuple(int(s) for s in t.shape)
-
-
 def shape_title(label: str, t: torch.Tensor) -> str:
-    return f"{label}  {_shape(t)}"
+    return f"{label}  {tuple(t.shape)}"
 
 
 def cell_array(values, shape: tuple[int, ...]) -> np.ndarray:
@@ -149,7 +145,7 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     ``tagged``: each linked cell also shows its colour id (for more links than colours);
     ``numbers``: row numbers (default: for 2-d and 3-d); ``fmt`` writes a float.
     """
-    shape = _shape(t)
+    shape = tuple(t.shape)
     if t.ndim > len(MAX_SHAPE) or any(s > m for s, m in zip(shape[::-1], MAX_SHAPE[::-1])):
         raise ValueError(f"{name} has shape {shape}, too big for a picture: at most {MAX_SHAPE}. "
                          f"Draw a slice such as {name}[:2], or print {name}.shape.")

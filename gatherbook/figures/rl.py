@@ -23,12 +23,10 @@ _ENDS = {"H": style.HOLE, "G": style.PAPER}
 @style.styled
 def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
                  title: str | None = None) -> Figure:
-    """Q-tables stacked vertically, with one picked cell per row outlined.
-
-    ``panels`` maps a label (e.g. ``"q_next_target"``) to ``(q, picks)``: ``q`` of shape
-    ``(B, A)`` (float, at most 8 x 8) and ``picks`` of shape ``(B,)`` (integers in ``[0, A)``),
-    the column read in each row. Each cell shows its value; the picked value is also written
-    in a column on the right, so the panel reads as ``q.gather(1, picks.unsqueeze(1))``.
+    """Q-tables stacked, one picked cell per row outlined and repeated in a column ``out`` on
+    the right, as ``q.gather(1, picks.unsqueeze(1))`` reads it. ``panels``: at most 4 labels
+    (e.g. ``"q_next_target"``) -> ``(q, picks)``, ``q`` float ``(B, A)`` at most 8 x 8 and
+    ``picks`` ``(B,)`` integers in ``[0, A)``.
 
     Introduced in Chapter 3.
     """
@@ -60,10 +58,9 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
                      path: Sequence[int] | None = None, title: str | None = None) -> Figure:
     """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrowhead.
 
-    ``desc``: the map as rows of one-letter codes, at most 8 x 5, e.g. gymnasium's
-    ``env.unwrapped.desc`` (bytes or str; ``H`` holes and ``G`` goals get no arrow). ``q``:
-    ``(n_rows * n_cols, 4)`` float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``;
-    actions 0 to 3 are left, down, right, up (FrozenLake's and CliffWalking's numbering).
+    ``desc``: rows of one-letter codes, at most 8 x 5 (gymnasium's ``env.unwrapped.desc``;
+    holes ``H`` and goals ``G`` get no arrow). ``q``: ``(n_rows * n_cols, 4)`` float, state
+    ``s`` at row ``s // n_cols``; actions left, down, right, up (FrozenLake's numbering).
     ``path``: states to outline (e.g. the greedy path from the start).
 
     Introduced in Chapter 3.

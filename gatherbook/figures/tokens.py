@@ -148,15 +148,14 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
     panels = []
     for b in range(B):
         ids, mk = tokens[b], m[b].tolist()
-        counted = [mk[t + 1] == 1 for t in range(L - 1)]
+        counted = [v == 1 for v in mk[1:]]
+        token = [style.PAPER if v else _GREY for v in mk]
+        label = [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE]
         texts = [list(ids), [str(v) for v in mk], [""] * (L - 1) + ["x"], list(ids[1:]) + [""],
                  [str(v) for v in mk[1:]] + [""]]
-        faces = [[style.PAPER if v else _GREY for v in mk], [style.PAPER if v else _GREY for v in mk],
-                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE],
-                 [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE]]
-        wrong = [[False] * L for _ in range(5)]
-        for t in range(L - 1):
-            wrong[3][t] = counted[t] and mk[t] == 0  # scored from a padding position
+        faces = [token, token, [_BLUE] * (L - 1) + [style.FAINT_FACE], label, label]
+        # a label counted although its logits position is padding: scored from padding
+        wrong = [[False] * L] * 3 + [[c and v == 0 for c, v in zip(counted, mk)] + [False], [False] * L]
         panels.append([text_panel(f"b{b}", texts, faces, f"b={b}", mark=wrong, cell_w=_CHAR_W,
                                   row_names=("ids", "mask", "logits[:, :-1]", "ids[:, 1:]", "mask[:, 1:]"))])
     return render(panels, title)
