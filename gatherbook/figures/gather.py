@@ -27,58 +27,43 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
     # torch checks none of the rules below for an index with no elements (only dim's range)
     empty = index.numel() == 0
     if index.dtype not in (torch.int64, torch.int32) and not empty:
-        hint = (
-            " A bool mask is not an index: to take the True positions use input[mask] or mask.nonzero()."
-            if index.dtype == torch.bool else ""
-        )
-        raise ValueError(
-            f"index has dtype {index.dtype}; gather needs an integer index of dtype torch.int64 "
-            f"(torch.int32 works too). Convert it with index.long().{hint}"
-        )
+        hint = (" A bool mask is not an index: to take the True positions use input[mask] or "
+                "mask.nonzero()." if index.dtype == torch.bool else "")
+        raise ValueError(f"index has dtype {index.dtype}; gather needs an integer index of dtype "
+                         f"torch.int64 (torch.int32 works too). Convert it with index.long().{hint}")
     ishape, xshape = tuple(index.shape), tuple(input.shape)
     # torch treats a 0-d tensor like a 1-d tensor of one element here
     if max(index.ndim, 1) != max(input.ndim, 1) and not empty:
-        raise ValueError(
-            f"index has {index.ndim} dimension(s), shape {ishape}, but input has {input.ndim}, shape {xshape}; "
-            "gather needs the same number of dimensions in both. Add the missing ones with "
-            "index.unsqueeze(d) or index.view(...)."
-        )
+        raise ValueError(f"index has {index.ndim} dimension(s), shape {ishape}, but input has "
+                         f"{input.ndim}, shape {xshape}; gather needs the same number of dimensions "
+                         "in both. Add the missing ones with index.unsqueeze(d) or index.view(...).")
     n = max(input.ndim, 1)
     if not -n <= dim < n:
-        raise ValueError(
-            f"dim={dim} is out of range for input with {input.ndim} dimension(s), shape {xshape}; "
-            f"dim must be in {-n} .. {n - 1}."
-        )
+        raise ValueError(f"dim={dim} is out of range for input with {input.ndim} dimension(s), "
+                         f"shape {xshape}; dim must be in {-n} .. {n - 1}.")
     given, dim = dim, dim % n
     dim_text = f"dim={given}" if given == dim else f"dim={given} (= dim {dim})"
-    if not empty:
-        for d in range(index.ndim):
-            if d != dim and ishape[d] > xshape[d]:
-                raise ValueError(
-                    f"index.size({d}) is {ishape[d]} but input.size({d}) is {xshape[d]}; gather needs "
-                    f"index.size(d) <= input.size(d) for every d other than {dim_text} "
-                    f"(index has shape {ishape}, input has shape {xshape}). Only along dim may index be larger."
-                )
-        size = xshape[dim] if input.ndim else 1
-        values = index.detach().cpu().to(torch.int64).reshape(-1)
-        bad = ((values < 0) | (values >= size)).nonzero().flatten()
-        if len(bad) > 0:
-            first = int(bad[0])
-            value = int(values[first])
-            where = "index" if index.ndim == 0 else f"index[{', '.join(map(str, np.unravel_index(first, ishape)))}]"
-            valid = (f"the index values must lie in 0 .. {size - 1}" if size > 0
-                     else "no index value is valid, since input is empty along dim")
-            more = f" {len(bad) - 1} more index value(s) are out of range too." if len(bad) > 1 else ""
-            if value < 0:
-                raise ValueError(
-                    f"{where} is {value}, but gather takes no negative indices: unlike input[{value}], "
-                    f"{value} does not count from the end, and torch.gather raises 'index {value} is out of "
-                    f"bounds'. input has size {size} along {dim_text}, so {valid}.{more}"
-                )
-            raise ValueError(
-                f"{where} is {value}, out of range: input (shape {xshape}) has size {size} along "
-                f"{dim_text}, so {valid}.{more}"
-            )
+    if empty:
+        return input, dim, index
+    for d in range(index.ndim):
+        if d != dim and ishape[d] > xshape[d]:
+            raise ValueError(f"index.size({d}) is {ishape[d]} but input.size({d}) is {xshape[d]}; "
+                             "gather needs index.size(d) <= input.size(d) for every d other than "
+                             f"{dim_text} (index has shape {ishape}, input has shape {xshape}). "
+                             "Only along dim may index be larger.")
+    size = xshape[dim] if input.ndim else 1
+    values = index.detach().cpu().to(torch.int64).reshape(-1)
+    bad = ((values < 0) | (values >= size)).nonzero().flatten()
+    if len(bad) > 0:
+        first, value = int(bad[0]), int(values[bad[0]])
+        where = f"index[{', '.join(map(str, np.unravel_index(first, ishape)))}]" if index.ndim else "index"
+        valid = (f"the index values must lie in 0 .. {size - 1}" if size > 0
+                 else "no index value is valid, since input is empty along dim")
+        more = f" {len(bad) - 1} more index value(s) are out of range too." if len(bad) > 1 else ""
+        why = (f"but gather takes no negative indices: unlike input[{value}], {value} does not "
+               f"count from the end, and torch.gather raises 'index {value} is out of bounds'. "
+               "input has size" if value < 0 else f"out of range: input (shape {xshape}) has size")
+        raise ValueError(f"{where} is {value}, {why} {size} along {dim_text}, so {valid}.{more}")
     return input, dim, index
 
 

@@ -310,14 +310,11 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
 
     room, wrapped = style.MAX_WIDTH - 2 * MARGIN, []
     for row in rows:
-        line, used = [], 0.0
-        for p in row:
-            if line and used + gap + panel_w(p) > room:
-                wrapped.append(line)
-                line, used = [], 0.0
-            used += (gap if line else 0.0) + panel_w(p)
-            line.append(p)
-        wrapped.append(line)
+        wrapped.append([])
+        for p in row:  # a panel that would end past the room starts a new line
+            if wrapped[-1] and sum(panel_w(q) + gap for q in wrapped[-1]) + panel_w(p) > room:
+                wrapped.append([])
+            wrapped[-1].append(p)
     placed = []  # (panel, x, row_top, grid_top), inches
     y, width = MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
     for row in wrapped:
