@@ -176,9 +176,10 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     return Panel(title, grids)
 
 
-def wrap_slices(p: Panel) -> list[Panel]:
-    """``p`` cut into panels of as many slices as fit the figure's width (the title on the first)."""
-    n = max(1, int((style.MAX_WIDTH - 2 * MARGIN + _SLICE_GAP) // (p.slot_w(p.grids[0]) + _SLICE_GAP)))
+def wrap_slices(p: Panel, width: float = style.MAX_WIDTH) -> list[Panel]:
+    """``p`` cut into panels of as many slices as fit a figure ``width`` inches wide (the title
+    on the first)."""
+    n = max(1, int((width - 2 * MARGIN + _SLICE_GAP) // (p.slot_w(p.grids[0]) + _SLICE_GAP)))
     return [Panel(p.title if k == 0 else "", p.grids[k:k + n]) for k in range(0, len(p.grids), n)]
 
 

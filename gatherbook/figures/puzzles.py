@@ -12,6 +12,7 @@ from gatherbook.figures import style
 from gatherbook.figures.grid import cell_array, panel, render, text_panel, wrap_slices
 
 FACES = {"input": style.PAPER, "expected": style.PALETTE[0], "yours": style.PALETTE[1]}
+WIDTH = 3.6  # inches: the slices of a 3-d tensor wrap within 360 px, which a phone shows whole
 
 
 @style.styled
@@ -20,11 +21,11 @@ def draw_case(panels: Sequence[tuple[str, Any, str]], *, title: str | None = Non
     """Draw ``panels``, each ``(label, value, kind)`` with kind ``input``, ``expected`` or
     ``yours`` (white, blue and orange cells), one under another.
 
-    A tensor is a grid titled with its shape and dtype (3-d: its slices side by side, as many as fit a line;
-    more dims: viewed as ``(-1, last)``), floats written as the check prints them; any other
-    value (a Python number, the name of the error your code raised) is one cell. ``mark``: a
-    bool tensor of the ``yours`` tensor's shape; its True cells get a red outline. Returns
-    ``None`` when a tensor is too big to draw (more than 4 slices, 8 rows or 10 columns).
+    A tensor is a grid titled with its shape and dtype (3-d: its slices side by side, as many as
+    fit 360 px; more dims: viewed as ``(-1, last)``), floats written as the check prints them;
+    any other value (a Python number, the name of the error your code raised) is one cell.
+    ``mark``: a bool tensor of the ``yours`` tensor's shape; its True cells get a red outline.
+    Returns ``None`` when a tensor is too big to draw (over 4 slices, 8 rows or 10 columns).
 
     Introduced in Practice, the part after Chapter 7.
     """
@@ -47,5 +48,5 @@ def draw_case(panels: Sequence[tuple[str, Any, str]], *, title: str | None = Non
                       mark=mark.reshape(t.shape) if marked else None, fmt=scalar)
         except ValueError:  # too big for a picture: the printed text says it all
             return None
-        rows += [[part] for part in wrap_slices(p)]
+        rows += [[part] for part in wrap_slices(p, WIDTH)]
     return render(rows, title)
