@@ -103,11 +103,9 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
         ax.plot(xs, [max(e, 1e-9) for e in y] if log else y, marker=_MARKERS[i % len(_MARKERS)],
                 markersize=3 if stacked else 5, linewidth=1.6, label=label, color=colour)
         ax.grid(True)
+        ax.set_yscale("log" if log else "linear")
         if stacked:
             ax.set_ylabel(label)
-    if log:
-        for ax in axes[:, 0]:
-            ax.set_yscale("log")
     if not stacked:
         axes[0, 0].set_ylabel(ylabel or "")
         fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower left", ncol=ncol,

@@ -68,13 +68,9 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
 
 
 def link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """Colour ids that link ``index`` cells to the ``input`` cells they read.
-
-    Returns ``(input_ids, index_ids)`` of shapes ``input_shape`` and ``index.shape``: every input
-    cell that gather reads gets its own id (0, 1, 2 ... in the input's row-major order), the other
-    input cells get -1; every index cell (and the out cell at the same position) gets the id of
-    the input cell it reads. ``index`` must already be valid for ``input_shape`` and ``dim``.
-    """
+    """Colour ids ``(input_ids, index_ids)`` that link ``index`` cells to the ``input`` cells they
+    read: each input cell read gets its own id (0, 1, 2 ... in row-major order), the others -1
+    (QUIET); each index cell (and its out cell) the id of the cell it reads. ``index`` is valid."""
     shape1 = input_shape or (1,)  # torch treats 0-d like (1,)
     idx = index.detach().cpu().to(torch.int64).numpy().reshape(tuple(index.shape) or (1,))
     source = list(np.indices(idx.shape, dtype=np.int64))
@@ -118,20 +114,12 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
                 explain: tuple[int, ...] | None = None) -> Figure:
     """Draw ``input``, ``index`` and ``out = torch.gather(input, dim, index)`` as grids of cells.
 
-    ``input`` has 0 to 3 dims, ``index`` (int64 or int32) as many (torch lets 0-d and 1-d pair
-    up), ``index.size(d) <= input.size(d)`` for ``d != dim`` and values in ``0 ..
-    input.size(dim) - 1``; ``out[i][j] = input[i][index[i][j]]`` for ``dim == 1``. Every
-    ``input`` cell that gather reads gets its own colour, and each ``index`` cell and its ``out``
-    cell the colour of the cell they read; cells nobody reads stay light grey. With more read
-    cells than colours (9), every linked cell also shows its link number (the read input cells
-    in row-major order), so colour and number always name the source. An arrow on ``input``
-    shows ``dim``. 1-d and 0-d tensors are stacked rows; 2-d tensors side by side; 3-d tensors
-    three rows of slices. At most 4 slices, 8 rows and 10 columns; any device.
-
-    ``explain``: a position of ``index``, e.g. ``(2, 0)``: outlines that ``out`` cell, its
-    ``index`` cell and the ``input`` cell read, and writes under the grids
-    ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the replaced coordinate on the index
-    cell's colour.
+    Shapes as torch.gather takes them (0 to 3 dims; at most 4 slices, 8 rows, 10 columns). Each
+    ``input`` cell read gets its own colour, shared by the ``index`` and ``out`` cells that read
+    it (unread cells stay grey); with more reads than colours (9) each linked cell also shows its
+    link number. An arrow on ``input`` shows ``dim``. ``explain``: a position of ``index``, e.g.
+    ``(2, 0)``: outlines that ``out`` cell, its ``index`` cell and the ``input`` cell read, and
+    writes ``out[2][0] = input[2][index[2][0]] = input[2][2]`` under the grids.
 
     Introduced in Chapter 1.
     """
@@ -183,17 +171,10 @@ def draw_index_shapes(input_shape: tuple[int, ...] = (3, 4), dim: int = 1, *,
                       shapes: list[tuple[int, ...]] | None = None, title: str | None = None) -> Figure:
     """A table of index shapes against an input of ``input_shape``: what ``torch.gather`` does.
 
-    Each row is one index shape, its ``out.shape`` and a verdict, found by calling
-    ``torch.gather(input, dim, index)`` with an index of zeros of that shape:
-
-    - ``fine``: it runs, and ``out`` (of ``index``'s shape) covers the input off ``dim``;
-    - ``silent``: it runs, but ``index`` is smaller than ``input`` off ``dim``, so gather reads
-      only a leading slice (``input[:1, :]``) and broadcasts nothing: no error tells you;
-    - ``error``: torch raises (index has another number of dims, or is larger off ``dim``).
-
-    Verdicts are words on colour-blind-safe faces (light blue, orange, dark purple).
-    ``input_shape``: 1 to 3 sizes of 1 to 8; ``shapes``: at most 10 (default: one per rule);
-    ``title`` defaults to ``input.shape = (3, 4), dim=1``.
+    Each row: an index shape, ``out.shape`` and what ``torch.gather`` does with an index of zeros
+    of that shape: ``fine``; ``silent`` (index smaller than input off ``dim``: gather reads only a
+    leading slice, and no error tells you); ``error`` (torch raises). ``input_shape``: 1 to 3
+    sizes of 1 to 8; ``shapes``: at most 10 (default: one per rule).
 
     Introduced in Chapter 1.
     """

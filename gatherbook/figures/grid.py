@@ -243,11 +243,9 @@ def _draw_grid(ax, g: Grid) -> None:
 
 
 class Canvas:
-    """A new pyplot figure of ``width`` x ``height`` inches, addressed in inches from its top-left.
-
-    Everything is placed in figure fractions (not in inches via ``dpi_scale_trans``), so that
-    Jupyter's inline backend, which crops with ``bbox_inches="tight"``, keeps it all in place.
-    """
+    """A new pyplot figure of ``width`` x ``height`` inches, addressed in inches from its top-left
+    and placed in figure fractions (not via ``dpi_scale_trans``), so that Jupyter's inline
+    backend, which crops with ``bbox_inches="tight"``, keeps it all in place."""
 
     def __init__(self, width: float, height: float) -> None:
         self.w, self.h = width, height

@@ -47,11 +47,8 @@ def _tile_label(row: int, col: int, size: int, step: int, text: object) -> tuple
 def _layout(items: list[tuple[str, np.ndarray, list[tuple[int, int, str]], int | None]], *, per_row: int,
             width: float, title: str | None) -> Figure:
     """The one layout of images: ``per_row`` to a line, each ``width`` inches wide and titled.
-
-    ``items``: ``(title, image, labels, patch)``: an ``(H, W)`` (grey) or ``(H, W, 3)`` array in
-    [0, 1]; labels ``(row, col, text)`` written over the pixel (row, col); thin paper-coloured
-    lines every ``patch`` pixels (None: no lines).
-    """
+    ``items``: ``(title, image, labels, patch)``, an ``(H, W)`` or ``(H, W, 3)`` array in [0, 1],
+    labels ``(row, col, text)`` written over pixel (row, col), thin lines every ``patch`` pixels."""
     lines = [items[i:i + per_row] for i in range(0, len(items), per_row)]
     line_h = [max(width * a.shape[0] / a.shape[1] for _, a, _, _ in line) for line in lines]
     H = math.ceil((2 * _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in line_h)
@@ -87,11 +84,9 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
                  channels: int = 3, title: str | None = None) -> Figure:
     """Images put back together from their patches, one panel per entry, stacked.
 
-    ``panels``: name -> ``(N, D)`` floats in [0, 1], the patches of one image in reading order
-    (``N = rows * cols`` for ``grid = (rows, cols)``, ``D = P * P * channels``, channels 3 or
-    1). ``keep``: name -> patch numbers; the panel's other patches are faded grey (dropped).
-    ``labels``: name -> ``ids``; patch ``ids[k]`` is labelled ``k`` (``torch.arange(N)``
-    numbers every patch; ``topk``'s indices show each kept patch's place in the result).
+    ``panels``: name -> ``(N, D)`` floats in [0, 1], one image's patches in reading order
+    (``N = rows * cols``, ``D = P * P * channels``). ``keep``: name -> patch numbers; the other
+    patches are faded grey. ``labels``: name -> ``ids``; patch ``ids[k]`` is labelled ``k``.
 
     Introduced in Chapter 4.
     """

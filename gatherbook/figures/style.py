@@ -86,10 +86,7 @@ def text_width(text: str, fontsize: float) -> float:
 
 def relative_luminance(colour) -> float:
     """WCAG 2 relative luminance of a matplotlib colour (0 for black, 1 for white)."""
-    def linear(c: float) -> float:
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (linear(c) for c in to_rgb(colour))
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 

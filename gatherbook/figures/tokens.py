@@ -61,11 +61,9 @@ def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: fl
                        title: str | None = None) -> Figure:
     """Each character coloured by its log-probability under the model.
 
-    ``rows`` maps a label (at most 24 characters) to ``(text, logp)``: at most 48 ASCII
-    characters and the ``(len(text) - 1,)`` log-probabilities of characters 1, 2, ...
-    (character 0 is never scored: grey). Colours run on cividis from ``vmin`` (a negative
-    number, and below) to 0, shown by a row ``logp`` under the texts. A long text wraps at the
-    same column in every row, so rows stay comparable letter by letter.
+    ``rows``: a label -> ``(text, logp)``, at most 48 characters and the log-probabilities of
+    characters 1, 2, ... (character 0 is never scored: grey), on cividis from ``vmin`` to 0 (a
+    row ``logp`` under the texts). Long texts wrap at one column, so rows stay comparable.
 
     Introduced in Chapter 2.
     """
@@ -124,13 +122,11 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
                  title: str | None = None) -> Figure:
     """A padded batch lined up for scoring: which logits position scores which label, and the mask.
 
-    ``tokens``: 1 to 4 strings of one length L (2 to 12), a character per token (any at
-    padding); ``mask``: ``(rows, L)``, 1 for a real token and 0 for padding, left-padded if
-    ``left`` else right-padded (the other form raises). Per row ``b``, five lines share the
-    columns ``t``: ``ids`` (padding on grey), ``mask``, ``logits[:, :-1]`` (the positions that
-    score a label), ``ids[:, 1:]`` (each position's label, the next token: orange where it
-    counts) and ``mask[:, 1:]``. A label counted although its logits position is padding (the
-    first real token of a left-padded row) is outlined in red: a score read off padding.
+    ``tokens``: 1 to 4 strings of one length L (2 to 12), a character per token; ``mask``:
+    ``(rows, L)``, 1 for a token and 0 for padding, left-padded if ``left`` else right-padded.
+    Per row, five lines share the columns: ``ids``, ``mask``, ``logits[:, :-1]``, ``ids[:, 1:]``
+    (each position's label, orange where it counts) and ``mask[:, 1:]``. A counted label whose
+    logits position is padding (left padding's first token) is outlined in red.
 
     Introduced in Chapter 2.
     """
