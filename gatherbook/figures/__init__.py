@@ -1,17 +1,9 @@
 """The figure kit: every picture of the book, drawn from the real tensors in a notebook cell.
 
 One renderer of cells (``grid``), one bar and one line chart (``charts``), topic modules named
-by subject, and ``style``, the one place that sets colours, font sizes and colour maps:
-
-- ``gather``: ``draw_gather``, ``draw_index_shapes`` (chapters 1-6)
-- ``grid``: ``draw_tensors``, the exercise checker's expected / got
-- ``tokens``: ``draw_shift``, ``draw_char_logprobs``, ``draw_token_mask``, ``draw_padding``,
-  ``draw_token_logprobs_3d`` (chapter 2)
-- ``rl``: ``draw_q_picks``, ``draw_grid_policy`` (chapter 3)
-- ``images``: ``draw_patches``, ``draw_patch_rows`` (chapter 4), ``draw_images`` (chapter 5)
-- ``scatter``: ``draw_scatter`` (chapter 5)
-- ``charts``: ``draw_peaks``, ``draw_errors``, ``draw_curves``, ``draw_ratios`` (chapters 2, 3, 6)
-- ``generation``: ``draw_routing`` (chapter 7); ``puzzles``: ``draw_case`` (Practice)
+by subject (the imports below say which holds what; each function's docstring, its chapter),
+and ``style``, the one place that sets colours, font sizes and colour maps. Practice draws with
+``puzzles.draw_case``.
 
 Every drawing function takes ``title=``, an optional line above the picture. Titles and labels
 are code identifiers and numbers only, so one figure serves both editions; the caption, in the

@@ -71,6 +71,8 @@ def link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tup
     """Colour ids ``(input_ids, index_ids)`` that link ``index`` cells to the ``input`` cells they
     read: each input cell read gets its own id (0, 1, 2 ... in row-major order), the others -1
     (QUIET); each index cell (and its out cell) the id of the cell it reads. ``index`` is valid."""
+    if index.numel() == 0:  # nothing is read (and an empty index may even differ in ndim)
+        return np.full(input_shape, QUIET), np.zeros(tuple(index.shape), dtype=np.int64)
     shape1 = input_shape or (1,)  # torch treats 0-d like (1,)
     idx = index.detach().cpu().to(torch.int64).numpy().reshape(tuple(index.shape) or (1,))
     source = list(np.indices(idx.shape, dtype=np.int64))
@@ -126,10 +128,7 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
     input, d, index = _check_gather(input, dim, index)
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)
-    if i_cpu.numel():
-        input_ids, index_ids = link_ids(tuple(input.shape), d, i_cpu)
-    else:  # nothing is read (and an empty index may even differ from input in ndim)
-        input_ids, index_ids = np.full(tuple(input.shape), QUIET), np.zeros(tuple(i_cpu.shape), dtype=np.int64)
+    input_ids, index_ids = link_ids(tuple(input.shape), d, i_cpu)
     # more input cells read than colours: colours repeat, so every linked cell gets its number
     tagged = int(input_ids.max(initial=-1)) >= len(style.PALETTE)
 

@@ -1,10 +1,9 @@
 """The one renderer of pictures of cells, :func:`render`, and the checker's :func:`draw_tensors`.
 
-Every picture of cells in the book is rows of :class:`Panel` s: one cell geometry, one rule for
-the ink on a coloured cell (:func:`~gatherbook.figures.style.ink_on`), rows that wrap so that no
-figure is wider than :data:`~gatherbook.figures.style.MAX_WIDTH`. One tensor (:func:`panel`):
-0-d one cell, 1-d a row, 2-d a grid with row numbers left and column numbers on top, 3-d a row of
-2-d slices ``name[0]``, ``name[1]`` ...; at most ``MAX_SHAPE`` = (4 slices, 8 rows, 10 columns).
+Every picture of cells in the book is rows of :class:`Panel` s, with one cell geometry and one
+rule for the ink on a coloured cell; rows wrap, so no figure is wider than ``style.MAX_WIDTH``.
+One tensor (:func:`panel`): 0-d one cell, 1-d a row, 2-d a grid with row and column numbers, 3-d
+a row of 2-d slices ``name[0]``, ``name[1]`` ...; at most ``MAX_SHAPE`` = (4, 8, 10).
 """
 from __future__ import annotations
 
@@ -352,11 +351,9 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
             elif p.arrow == "v":
                 canvas.dim_arrow_v(left + g.width + _ARROW_OFF, grid_top, bottom, p.arrow_label)
             gx += slot + _SLICE_GAP
-        if p.arrow == "slices":
-            last = p.grids[-1]
-            right = gx - _SLICE_GAP - slots(p)[-1] + last.numbers_w + last.width
-            canvas.dim_arrow_h(x + p.grids[0].numbers_w, right, grid_top + max(g.height for g in p.grids),
-                               p.arrow_label)
+        if p.arrow == "slices":  # from the first slice's left edge to the last one's right edge
+            bottom = grid_top + max(g.height for g in p.grids)
+            canvas.dim_arrow_h(x + p.grids[0].numbers_w, left + p.grids[-1].width, bottom, p.arrow_label)
     for k, line in enumerate(note or []):  # each segment placed right after the one before it
         prev = None
         for i, (text, face) in enumerate(line):

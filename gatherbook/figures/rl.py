@@ -30,8 +30,7 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
 
     Introduced in Chapter 3.
     """
-    args.mapping("panels", panels)
-    assert len(panels) <= 4, "panels: at most 4"
+    assert len(args.mapping("panels", panels)) <= 4, "panels: at most 4"
     checked = []
     for label, (q, picks) in panels.items():
         q = args.tensor(f"panels[{label!r}][0]", q, ndim=2, kind="float").detach().cpu().double()
@@ -81,9 +80,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     texts = [c if c in _ENDS else f"{'S' if c == 'S' else ''}{ARROWS[greedy[s]]} {v[s]:.2f}"
              for s, c in enumerate(codes)]
     faces = [_ENDS.get(c) or shade(v[s]) for s, c in enumerate(codes)]
-    on_path = [s in path for s in range(len(codes))]
-    grid = [range(r * n_cols, (r + 1) * n_cols) for r in range(n_rows)]
-    policy = text_panel("policy", [[texts[s] for s in r] for r in grid], [[faces[s] for s in r] for r in grid],
+    shape = (n_rows, n_cols)  # the map's cells, state s at row s // n_cols
+    policy = text_panel("policy", cell_array(texts, shape), cell_array(faces, shape),
                         "q.argmax(1), q.max(1)", row_names=tuple(map(str, range(n_rows))),
-                        mark=[[on_path[s] for s in r] for r in grid], mark_color=style.PICK)
+                        mark=np.isin(np.arange(len(codes)), path).reshape(shape), mark_color=style.PICK)
     return render([[policy]], title)

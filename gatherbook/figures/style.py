@@ -156,12 +156,9 @@ RC = {
     "axes.spines.right": False,
     "grid.color": GRID,
     "grid.linewidth": 0.6,
-    "xtick.color": MUTED,
-    "ytick.color": MUTED,
-    "xtick.labelcolor": INK,
-    "ytick.labelcolor": INK,
-    "xtick.labelsize": FS_LABEL,
-    "ytick.labelsize": FS_LABEL,
+    # both axes' ticks: muted marks, labels in ink
+    **{f"{axis}.{key}": value for axis in ("xtick", "ytick")
+       for key, value in (("color", MUTED), ("labelcolor", INK), ("labelsize", FS_LABEL))},
     "legend.fontsize": FS_LABEL,
     "legend.frameon": False,
     "image.cmap": SEQUENTIAL,
