@@ -77,11 +77,9 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
 def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
           ylabel: str | None = None, log: bool = False, stacked: bool = False,
           title: str | None = None) -> Figure:
-    """Lines of ``ys`` (label -> ``n`` numbers) against ``x`` (``n`` numbers).
-
-    One panel with a legend under it (``stacked=False``; ``ylabel`` names its axis), or one panel
-    per line, stacked and sharing ``x`` (each panel's axis named by its label). ``log``: a log
-    y axis, values below 1e-9 (zeros too) drawn at 1e-9.
+    """Lines of ``ys`` (label -> ``n`` numbers) against ``x`` (``n`` numbers): in one panel with a
+    legend under it and ``ylabel``, or ``stacked``, one panel per line named by its label,
+    sharing ``x``. ``log``: a log y axis, values below 1e-9 (zeros too) drawn at 1e-9.
 
     Introduced in Chapter 2.
     """

@@ -104,10 +104,8 @@ def _explain(explain: object, index: torch.Tensor, dim: int,
     before, after = at("input", pos[:dim]), "".join(f"[{c}]" for c in pos[dim + 1:])
     lhs = [(at("out", pos) + " = " + before + "[", None), (at("index", pos), face), ("]" + after, None)]
     rhs = [(" = " + before + "[", None), (str(read[dim]), face), ("]" + after, None)]
-    one_line = lhs + rhs
-    room = style.MAX_WIDTH - 0.4
-    if style.text_width("".join(t for t, _ in one_line), style.FS_VALUE) <= room:
-        return pos, tuple(read), [one_line]
+    if style.text_width("".join(t for t, _ in lhs + rhs), style.FS_VALUE) <= style.MAX_WIDTH - 0.4:
+        return pos, tuple(read), [lhs + rhs]
     return pos, tuple(read), [lhs, [(" " * len(at("out", pos)) + rhs[0][0], None)] + rhs[1:]]
 
 

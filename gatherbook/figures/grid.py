@@ -137,12 +137,10 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
           faces: np.ndarray | None = None, mark_color: str = style.MARK,
           numbers: bool | None = None, cell_h: float = _CELL_H,
           fmt: Callable[[float], str] = "{:.2f}".format) -> Panel:
-    """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids.
-
-    ``ids``: colour ids (:data:`PLAIN`, :data:`QUIET` or a palette index) of ``t``'s shape;
-    ``faces``: colours of ``t``'s shape instead; ``mark``: bool cells outlined in ``mark_color``;
-    ``tagged``: each linked cell also shows its colour id (for more links than colours);
-    ``numbers``: row numbers (default: for 2-d and 3-d); ``fmt`` writes a float.
+    """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids. Arrays of
+    ``t``'s shape: ``ids`` (PLAIN, QUIET or a palette index) or ``faces`` (colours), and ``mark``
+    (cells outlined in ``mark_color``). ``tagged``: linked cells also show their colour id (more
+    links than colours); ``numbers``: row numbers (default: 2-d and 3-d); ``fmt`` writes a float.
     """
     shape = tuple(t.shape)
     if t.ndim > len(MAX_SHAPE) or any(s > m for s, m in zip(shape[::-1], MAX_SHAPE[::-1])):
@@ -290,13 +288,11 @@ def _note_gap(line: Note, i: int) -> float:
 
 def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
            gap: float = _PANEL_GAP, note: list[Note] | None = None) -> Figure:
-    """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure.
-
-    Positions are worked out in inches from the top-left corner, so cells have one size in every
-    panel and nothing overlaps. A row wider than :data:`style.MAX_WIDTH` wraps onto the next.
-    ``same_slots``: every grid gets the same slot width, so slice k of every row sits in one
-    column. ``gap``: inches between the panels of a row. ``note``: lines of text under the
-    panels, each a list of ``(text, face)`` segments; a segment with a face is set on a box.
+    """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure, in
+    inches from the top-left corner, so cells have one size in every panel and nothing overlaps.
+    A row wider than ``style.MAX_WIDTH`` wraps. ``same_slots``: one slot width for every grid, so
+    slice k of every row sits in one column. ``gap``: inches between the panels of a row.
+    ``note``: lines under the panels, each ``(text, face)`` segments (a face: set on a box).
     """
     common = max(p.slot_w(g) for row in rows for p in row for g in p.grids) if same_slots else None
 
@@ -376,10 +372,9 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
                  float_format: Callable[[float], str] | None = None) -> Figure:
     """A row of grids, one per entry of ``tensors`` (titled with its key and shape), in order.
 
-    Each tensor has 0 to 3 dims and at most 4 slices, 8 rows and 10 columns; shapes and dtypes
-    may differ. Floats are written with 2 decimals, or by ``float_format`` (the checker passes
-    its own, so that picture and text show the same numbers). ``mark`` maps some keys to a bool
-    tensor of that entry's shape; its True cells get a red outline (where an answer differs).
+    Each tensor: 0 to 3 dims, at most 4 slices, 8 rows and 10 columns. Floats have 2 decimals, or
+    ``float_format``'s (the checker's, so that picture and text show the same numbers). ``mark``:
+    some keys -> bool tensors of their shapes; True cells get a red outline (where answers differ).
 
     Introduced in Chapter 1 (the exercise checker's picture).
     """

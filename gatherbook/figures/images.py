@@ -1,6 +1,5 @@
-"""Pictures of images and their patches for the vision chapters, all laid out by one
-:func:`_layout`. Patches use the layout of :func:`gatherbook.vision.patchify` (MAE's):
-``D = P * P * C``, ordered (row, column, channel).
+"""Pictures of images and their patches for the vision chapters, laid out by one :func:`_layout`.
+Patches are :func:`gatherbook.vision.patchify`'s (MAE's): ``D = P * P * C``, (row, column, channel).
 """
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """One look for every figure of the book: font, sizes, inks, palettes, the output format.
 
-The ONLY module of the package that sets a colour, a font size or a colour map
-(``tests/unit/test_figure_kit.py`` finds none elsewhere). Sizes are chosen for screens: a 390 px
-phone shows every figure whole with cell values at 9 CSS px or more, a 741 px desktop column at
-full size with no text below 10 CSS px; :func:`use_book_format` stores figures as 2x PNGs.
-Each constant below says what it draws; :func:`styled` draws a figure under :data:`RC`.
+The ONLY module of the package that sets a colour, a font size or a colour map (a unit test
+finds none elsewhere). Sizes suit a 390 px phone (whole figures, values at 9 CSS px or more) and
+a 741 px desktop column (no text below 10 CSS px); each constant below says what it draws.
 """
 from __future__ import annotations
 

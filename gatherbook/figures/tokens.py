@@ -19,10 +19,6 @@ _GREY, _BLUE, _ORANGE = style.STATE_FACES
 _CHAR_W = 0.25  # inches: a cell that holds one character
 
 
-def _show(c: str) -> str:
-    return "_" if c == " " else c
-
-
 def _line_length(longest: int, label_w: float) -> int:
     """Cells per line so that ``longest`` cells wrap into balanced lines within the figure width."""
     lines = math.ceil(longest / int((style.MAX_WIDTH - 2 * MARGIN - label_w - 0.1) // _CHAR_W))
@@ -49,7 +45,8 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
     """
     assert args.label("text", text, max_len=12), "text: at least one character"
     n = len(text)
-    texts = [[_show(c) for c in text], [""] * (n - 1) + ["x"], [_show(c) for c in text[1:]] + [""]]
+    shown = text.replace(" ", "_")
+    texts = [list(shown), [""] * (n - 1) + ["x"], list(shown[1:]) + [""]]
     faces = [[_GREY] + [style.PAPER] * (n - 1), [_BLUE] * (n - 1) + [style.FAINT_FACE],
              [_ORANGE] * (n - 1) + [style.FAINT_FACE]]
     return render([[text_panel("shift", texts, faces, row_names=("ids[t]", "logits[t]", "ids[t+1]"),
