@@ -24,11 +24,9 @@ _MARKERS = ("o", "s", "^", "D")
 def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
          log: bool = False, reference: float | None = None, reference_label: str | None = None,
          high: str | None = None, title: str | None = None) -> Figure:
-    """Horizontal bars, one per entry of ``values`` (label -> number), top to bottom.
-
-    ``text`` formats the number written at each bar's end (a format string or a function);
-    ``log`` draws a log axis (values must be positive); ``reference`` draws a dashed line there,
-    labelled ``reference_label``; bars above the reference take colour ``high`` when given.
+    """Horizontal bars, one per entry of ``values`` (label -> number), top to bottom, each number
+    written at its bar's end by ``text`` (a format string or a function). ``log``: a log axis;
+    ``reference``: a dashed line, labelled ``reference_label``; bars above it take colour ``high``.
 
     Introduced in Chapter 2.
     """
@@ -137,9 +135,9 @@ def _ratio(v: float) -> str:
 
 
 def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
-    """Bars of positive ratios (label -> number) on a log axis with a dashed line at
-    ``reference``: blue at or below it, orange above (a pair red-green colour-blind readers tell
-    apart); each bar is labelled with its value (``0.31x``, ``1585x``). :func:`bars` checks them.
+    """Bars of positive ratios (label -> number, written ``0.31x``, ``1585x``) on a log axis with a
+    dashed line at ``reference``: blue at or below it, orange above (a pair that red-green
+    colour-blind readers tell apart).
 
     Introduced in Chapter 6.
     """

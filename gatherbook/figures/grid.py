@@ -256,8 +256,8 @@ class Canvas:
         x0, y1 = self.xy(left, top + height)
         return self.fig.add_axes((x0, y1, width / self.w, height / self.h))
 
-    def text(self, x: float, y: float, text: str, *, size: float, color: str = style.INK, **kw):
-        return self.fig.text(*self.xy(x, y), text, fontsize=size, color=color, family=style.FONT, **kw)
+    def text(self, x: float, y: float, text: str, *, size: float, color: str = style.INK, **kw) -> None:
+        self.fig.text(*self.xy(x, y), text, fontsize=size, color=color, family=style.FONT, **kw)
 
     def arrow(self, start: tuple[float, float], end: tuple[float, float]) -> None:
         self.fig.add_artist(FancyArrowPatch(self.xy(*start), self.xy(*end), transform=self.fig.transFigure,
@@ -265,7 +265,7 @@ class Canvas:
                                             shrinkA=0, shrinkB=0))
 
     def dim_arrow_h(self, left: float, right: float, bottom: float, label: str) -> None:
-        """A left-to-right arrow labelled ``dim=...`` under a grid that spans ``left`` to ``right``."""
+        """A left-to-right arrow labelled ``dim=...`` under a grid from ``left`` to ``right``."""
         span, mid, y = max(right - left - 0.16, 0.36), (left + right) / 2, bottom + _ARROW_OFF
         self.arrow((mid - span / 2, y), (mid + span / 2, y))
         self.text(mid, y + 0.05, label, size=style.FS_LABEL, color=style.MUTED, ha="center", va="top")
@@ -300,7 +300,8 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
         return [common or p.slot_w(g) for g in p.grids]
 
     def panel_w(p: Panel) -> float:
-        return max(sum(slots(p)) + _SLICE_GAP * (len(p.grids) - 1), p.grids[0].numbers_w + p.title_w)
+        grids_w = sum(slots(p)) + _SLICE_GAP * (len(p.grids) - 1)
+        return max(grids_w, p.grids[0].numbers_w + p.title_w)
 
     room, wrapped = style.MAX_WIDTH - 2 * MARGIN, []
     for row in rows:
@@ -318,7 +319,8 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
             placed.append((p, x, y, y + head))
             x += panel_w(p) + gap
         width = max(width, x - gap)
-        y += head + max(g.height for p in row for g in p.grids) + max(p.foot for p in row) + _ROW_GAP
+        body = max(g.height for p in row for g in p.grids)
+        y += head + body + max(p.foot for p in row) + _ROW_GAP
     note_top = y
     for line in note or []:
         width = max(width, MARGIN + style.text_width("".join(t for t, _ in line), style.FS_VALUE)

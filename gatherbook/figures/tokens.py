@@ -159,9 +159,8 @@ def draw_token_logprobs_3d(logp: torch.Tensor, tokens: torch.Tensor, *, title: s
     """The (B, L, V) case of per-token log-probs: per batch row, the (L, V) slab and its picks.
 
     ``logp``: ``(B, L, V)``, B <= 4, L <= 8, V <= 10; ``tokens``: ``(B, L)`` ids. Each grid
-    ``logp[b]`` outlines and colours the cell each position picks, ``logp[b, t, tokens[b, t]]``;
-    ``tokens`` and ``out = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)`` follow in the
-    same colours.
+    ``logp[b]`` outlines and colours the cells picked, ``logp[b, t, tokens[b, t]]``; ``tokens``
+    and ``out = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)`` follow in their colours.
 
     Introduced in Chapter 2.
     """
