@@ -1,26 +1,9 @@
 """The figure kit: every picture of the book, drawn from the real tensors in a notebook cell.
 
-One renderer of cells (:mod:`~gatherbook.figures.grid`), one bar and one line chart
-(:mod:`~gatherbook.figures.charts`), topic modules named by subject, and
-:mod:`~gatherbook.figures.style`, the one place that sets colours, font sizes and colour maps.
-
-======================  ===============================================  ===========
-module                  public drawing functions                         chapters
-======================  ===============================================  ===========
-``figures.gather``      ``draw_gather``, ``draw_index_shapes``            1-6
-``figures.grid``        ``draw_tensors`` (the checker's expected / got)  exercises
-``figures.scatter``     ``draw_scatter``                                 5
-``figures.tokens``      ``draw_shift``, ``draw_char_logprobs``,           2
-                        ``draw_token_mask``, ``draw_padding``,
-                        ``draw_token_logprobs_3d``
-``figures.rl``          ``draw_q_picks``, ``draw_grid_policy``           3
-``figures.images``      ``draw_patches``, ``draw_patch_rows``,           4, 5
-                        ``draw_images``
-``figures.charts``      ``draw_peaks``, ``draw_errors``, ``draw_curves``,  2, 3, 6
-                        ``draw_ratios`` (all ``bars`` / ``lines``)
-``figures.generation``  ``draw_routing``                                 7
-``figures.puzzles``     ``draw_case`` (a puzzle's example, or yours)     Practice
-======================  ===============================================  ===========
+One renderer of cells (``grid``), one bar and one line chart (``charts``), topic modules named
+by subject (the imports below say which holds what; each function's docstring, its chapter),
+and ``style``, the one place that sets colours, font sizes and colour maps. Practice draws with
+``puzzles.draw_case``.
 
 Every drawing function takes ``title=``, an optional line above the picture. Titles and labels
 are code identifiers and numbers only, so one figure serves both editions; the caption, in the
@@ -34,12 +17,12 @@ from gatherbook.figures.images import draw_images, draw_patch_rows, draw_patches
 from gatherbook.figures.rl import draw_grid_policy, draw_q_picks
 from gatherbook.figures.scatter import draw_scatter
 from gatherbook.figures.style import use_book_format
-from gatherbook.figures.tokens import (draw_char_logprobs, draw_padding, draw_shift, draw_token_logprobs_3d,
-                                       draw_token_mask)
+from gatherbook.figures.tokens import (draw_char_logprobs, draw_padding, draw_shift,
+                                       draw_token_logprobs_3d, draw_token_mask)
 
 __all__ = [
-    "draw_gather", "draw_index_shapes", "draw_tensors", "draw_padding", "draw_token_logprobs_3d", "draw_scatter", "draw_shift", "draw_char_logprobs",
-    "draw_token_mask", "draw_q_picks", "draw_grid_policy", "draw_patches", "draw_patch_rows",
-    "draw_images", "draw_peaks", "draw_errors", "draw_curves", "draw_ratios", "draw_routing", "bars", "lines",
-    "use_book_format",
+    "draw_gather", "draw_index_shapes", "draw_tensors", "draw_padding", "draw_token_logprobs_3d",
+    "draw_scatter", "draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_q_picks",
+    "draw_grid_policy", "draw_patches", "draw_patch_rows", "draw_images", "draw_peaks",
+    "draw_errors", "draw_curves", "draw_ratios", "draw_routing", "bars", "lines", "use_book_format",
 ]

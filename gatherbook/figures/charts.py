@@ -1,13 +1,6 @@
-"""Charts: one bar chart and one line chart that every measured quantity of the book uses.
-
-- :func:`bars` -- labelled horizontal bars; each label sits above its bar, so a long code label
-  needs no room beside the bars and the chart fits a phone. :func:`draw_peaks` (peak memory,
-  chapters 2 and 6) and :func:`draw_ratios` (benchmark ratios, chapter 6) are bars.
-- :func:`lines` -- lines against a shared ``x``, in one panel (``draw_errors``, chapter 2) or one
-  panel per line, stacked (``draw_curves``, chapter 3).
-
-Every chart is :data:`~gatherbook.figures.style.MAX_WIDTH` wide at most; labels are code and
-numbers; end the notebook cell with ``;``.
+"""Charts: one bar chart (:func:`bars`) and one line chart (:func:`lines`) that every measured
+quantity of the book uses; the ``draw_*`` functions below are the book's uses of them. A bar's
+label sits above it, so long code labels need no room beside the bars and a chart fits a phone.
 """
 from __future__ import annotations
 
@@ -31,11 +24,9 @@ _MARKERS = ("o", "s", "^", "D")
 def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
          log: bool = False, reference: float | None = None, reference_label: str | None = None,
          high: str | None = None, title: str | None = None) -> Figure:
-    """Horizontal bars, one per entry of ``values`` (label -> number), top to bottom.
-
-    ``text`` formats the number written at each bar's end (a format string or a function);
-    ``log`` draws a log axis (values must be positive); ``reference`` draws a dashed line there,
-    labelled ``reference_label``; bars above the reference take colour ``high`` when given.
+    """Horizontal bars, one per entry of ``values`` (label -> number), top to bottom, each number
+    written at its bar's end by ``text`` (a format string or a function). ``log``: a log axis;
+    ``reference``: a dashed line, labelled ``reference_label``; bars above it take colour ``high``.
 
     Introduced in Chapter 2.
     """
@@ -84,11 +75,9 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
 def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
           ylabel: str | None = None, log: bool = False, stacked: bool = False,
           title: str | None = None) -> Figure:
-    """Lines of ``ys`` (label -> ``n`` numbers) against ``x`` (``n`` numbers).
-
-    One panel with a legend under it (``stacked=False``; ``ylabel`` names its axis), or one panel
-    per line, stacked and sharing ``x`` (each panel's axis named by its label). ``log``: a log
-    y axis, values below 1e-9 (zeros too) drawn at 1e-9.
+    """Lines of ``ys`` (label -> ``n`` numbers) against ``x`` (``n`` numbers): in one panel with a
+    legend under it and ``ylabel``, or ``stacked``, one panel per line named by its label,
+    sharing ``x``. ``log``: a log y axis, values below 1e-9 (zeros too) drawn at 1e-9.
 
     Introduced in Chapter 2.
     """
@@ -110,11 +99,9 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
         ax.plot(xs, [max(e, 1e-9) for e in y] if log else y, marker=_MARKERS[i % len(_MARKERS)],
                 markersize=3 if stacked else 5, linewidth=1.6, label=label, color=colour)
         ax.grid(True)
+        ax.set_yscale("log" if log else "linear")
         if stacked:
             ax.set_ylabel(label)
-    if log:
-        for ax in axes[:, 0]:
-            ax.set_yscale("log")
     if not stacked:
         axes[0, 0].set_ylabel(ylabel or "")
         fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower left", ncol=ncol,
@@ -148,9 +135,9 @@ def _ratio(v: float) -> str:
 
 
 def draw_ratios(ratios: Mapping[str, float], *, xlabel: str, reference: float = 1.0) -> Figure:
-    """Bars of positive ratios (label -> number) on a log axis with a dashed line at
-    ``reference``: blue at or below it, orange above (a pair red-green colour-blind readers tell
-    apart); each bar is labelled with its value (``0.31x``, ``1585x``). :func:`bars` checks them.
+    """Bars of positive ratios (label -> number, written ``0.31x``, ``1585x``) on a log axis with a
+    dashed line at ``reference``: blue at or below it, orange above (a pair that red-green
+    colour-blind readers tell apart).
 
     Introduced in Chapter 6.
     """

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from gatherbook import args
 from gatherbook.figures import style
-from gatherbook.figures.grid import QUIET, Note, _shape, panel, render, shape_title, text_panel
+from gatherbook.figures.grid import QUIET, Note, panel, render, shape_title, text_panel
 
 __all__ = ["draw_gather", "draw_index_shapes"]
 
@@ -27,78 +27,61 @@ def _check_gather(input: object, dim: object, index: object) -> tuple[torch.Tens
     # torch checks none of the rules below for an index with no elements (only dim's range)
     empty = index.numel() == 0
     if index.dtype not in (torch.int64, torch.int32) and not empty:
-        hint = (
-            " A bool mask is not an index: to take the True positions use input[mask] or mask.nonzero()."
-            if index.dtype == torch.bool else ""
-        )
-        raise ValueError(
-            f"index has dtype {index.dtype}; gather needs an integer index of dtype torch.int64 "
-            f"(torch.int32 works too). Convert it with index.long().{hint}"
-        )
-    ishape, xshape = _shape(index), _shape(input)
+        hint = (" A bool mask is not an index: to take the True positions use input[mask] or "
+                "mask.nonzero()." if index.dtype == torch.bool else "")
+        raise ValueError(f"index has dtype {index.dtype}; gather needs an integer index of dtype "
+                         f"torch.int64 (torch.int32 works too). Convert it with index.long().{hint}")
+    ishape, xshape = tuple(index.shape), tuple(input.shape)
     # torch treats a 0-d tensor like a 1-d tensor of one element here
     if max(index.ndim, 1) != max(input.ndim, 1) and not empty:
-        raise ValueError(
-            f"index has {index.ndim} dimension(s), shape {ishape}, but input has {input.ndim}, shape {xshape}; "
-            "gather needs the same number of dimensions in both. Add the missing ones with "
-            "index.unsqueeze(d) or index.view(...)."
-        )
+        raise ValueError(f"index has {index.ndim} dimension(s), shape {ishape}, but input has "
+                         f"{input.ndim}, shape {xshape}; gather needs the same number of dimensions "
+                         "in both. Add the missing ones with index.unsqueeze(d) or index.view(...).")
     n = max(input.ndim, 1)
     if not -n <= dim < n:
-        raise ValueError(
-            f"dim={dim} is out of range for input with {input.ndim} dimension(s), shape {xshape}; "
-            f"dim must be in {-n} .. {n - 1}."
-        )
+        raise ValueError(f"dim={dim} is out of range for input with {input.ndim} dimension(s), "
+                         f"shape {xshape}; dim must be in {-n} .. {n - 1}.")
     given, dim = dim, dim % n
     dim_text = f"dim={given}" if given == dim else f"dim={given} (= dim {dim})"
-    if not empty:
-        for d in range(index.ndim):
-            if d != dim and ishape[d] > xshape[d]:
-                raise ValueError(
-                    f"index.size({d}) is {ishape[d]} but input.size({d}) is {xshape[d]}; gather needs "
-                    f"index.size(d) <= input.size(d) for every d other than {dim_text} "
-                    f"(index has shape {ishape}, input has shape {xshape}). Only along dim may index be larger."
-                )
-        size = xshape[dim] if input.ndim else 1
-        values = index.detach().cpu().to(torch.int64).reshape(-1)
-        bad = ((values < 0) | (values >= size)).nonzero().flatten()
-        if len(bad) > 0:
-            first = int(bad[0])
-            value = int(values[first])
-            where = "index" if index.ndim == 0 else f"index[{', '.join(map(str, np.unravel_index(first, ishape)))}]"
-            valid = (f"the index values must lie in 0 .. {size - 1}" if size > 0
-                     else "no index value is valid, since input is empty along dim")
-            more = f" {len(bad) - 1} more index value(s) are out of range too." if len(bad) > 1 else ""
-            if value < 0:
-                raise ValueError(
-                    f"{where} is {value}, but gather takes no negative indices: unlike input[{value}], "
-                    f"{value} does not count from the end, and torch.gather raises 'index {value} is out of "
-                    f"bounds'. input has size {size} along {dim_text}, so {valid}.{more}"
-                )
-            raise ValueError(
-                f"{where} is {value}, out of range: input (shape {xshape}) has size {size} along "
-                f"{dim_text}, so {valid}.{more}"
-            )
+    if empty:
+        return input, dim, index
+    for d in range(index.ndim):
+        if d != dim and ishape[d] > xshape[d]:
+            raise ValueError(f"index.size({d}) is {ishape[d]} but input.size({d}) is {xshape[d]}; "
+                             "gather needs index.size(d) <= input.size(d) for every d other than "
+                             f"{dim_text} (index has shape {ishape}, input has shape {xshape}). "
+                             "Only along dim may index be larger.")
+    size = xshape[dim] if input.ndim else 1
+    values = index.detach().cpu().to(torch.int64).reshape(-1)
+    bad = ((values < 0) | (values >= size)).nonzero().flatten()
+    if len(bad) > 0:
+        first, value = int(bad[0]), int(values[bad[0]])
+        where = f"index[{', '.join(map(str, np.unravel_index(first, ishape)))}]" if index.ndim else "index"
+        valid = (f"the index values must lie in 0 .. {size - 1}" if size > 0
+                 else "no index value is valid, since input is empty along dim")
+        more = f" {len(bad) - 1} more index value(s) are out of range too." if len(bad) > 1 else ""
+        why = (f"but gather takes no negative indices: unlike input[{value}], {value} does not "
+               f"count from the end, and torch.gather raises 'index {value} is out of bounds'. "
+               "input has size" if value < 0 else f"out of range: input (shape {xshape}) has size")
+        raise ValueError(f"{where} is {value}, {why} {size} along {dim_text}, so {valid}.{more}")
     return input, dim, index
 
 
 def link_ids(input_shape: tuple[int, ...], dim: int, index: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """Colour ids that link ``index`` cells to the ``input`` cells they read.
-
-    Returns ``(input_ids, index_ids)`` of shapes ``input_shape`` and ``index.shape``: every input
-    cell that gather reads gets its own id (0, 1, 2 ... in the input's row-major order), the other
-    input cells get -1; every index cell (and the out cell at the same position) gets the id of
-    the input cell it reads. ``index`` must already be valid for ``input_shape`` and ``dim``.
-    """
+    """Colour ids ``(input_ids, index_ids)`` that link ``index`` cells to the ``input`` cells they
+    read: each input cell read gets its own id (0, 1, 2 ... in row-major order), the others -1
+    (QUIET); each index cell (and its out cell) the id of the cell it reads. ``index`` is valid."""
+    if index.numel() == 0:  # nothing is read (and an empty index may even differ in ndim)
+        return np.full(input_shape, QUIET), np.zeros(tuple(index.shape), dtype=np.int64)
     shape1 = input_shape or (1,)  # torch treats 0-d like (1,)
-    idx = index.detach().cpu().to(torch.int64).numpy().reshape(_shape(index) or (1,))
+    idx = index.detach().cpu().to(torch.int64).numpy().reshape(tuple(index.shape) or (1,))
     source = list(np.indices(idx.shape, dtype=np.int64))
     source[dim] = idx
     flat = np.ravel_multi_index(source, shape1)
     input_ids = np.full(int(np.prod(shape1)), QUIET, dtype=np.int64)
     chosen = np.unique(flat)
     input_ids[chosen] = np.arange(len(chosen))
-    return input_ids.reshape(input_shape), input_ids[flat].reshape(_shape(index))
+    return input_ids.reshape(input_shape), input_ids[flat].reshape(tuple(index.shape))
 
 
 def _explain(explain: object, index: torch.Tensor, dim: int,
@@ -106,7 +89,7 @@ def _explain(explain: object, index: torch.Tensor, dim: int,
     """For ``explain`` (a position of ``index``): that position, the input cell it reads, and the
     note ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the replaced coordinate on the
     index cell's colour."""
-    shape = _shape(index)
+    shape = tuple(index.shape)
     assert isinstance(explain, (tuple, list)) and len(explain) == len(shape) > 0, \
         f"explain: a position of index, a tuple of {len(shape)} int(s) such as {(0,) * len(shape)}"
     pos = tuple(args.integer(f"explain[{k}]", v) for k, v in enumerate(explain))
@@ -121,10 +104,8 @@ def _explain(explain: object, index: torch.Tensor, dim: int,
     before, after = at("input", pos[:dim]), "".join(f"[{c}]" for c in pos[dim + 1:])
     lhs = [(at("out", pos) + " = " + before + "[", None), (at("index", pos), face), ("]" + after, None)]
     rhs = [(" = " + before + "[", None), (str(read[dim]), face), ("]" + after, None)]
-    one_line = lhs + rhs
-    room = style.MAX_WIDTH - 0.4
-    if style.text_width("".join(t for t, _ in one_line), style.FS_VALUE) <= room:
-        return pos, tuple(read), [one_line]
+    if style.text_width("".join(t for t, _ in lhs + rhs), style.FS_VALUE) <= style.MAX_WIDTH - 0.4:
+        return pos, tuple(read), [lhs + rhs]
     return pos, tuple(read), [lhs, [(" " * len(at("out", pos)) + rhs[0][0], None)] + rhs[1:]]
 
 
@@ -133,46 +114,26 @@ def draw_gather(input: torch.Tensor, dim: int, index: torch.Tensor, *, title: st
                 explain: tuple[int, ...] | None = None) -> Figure:
     """Draw ``input``, ``index`` and ``out = torch.gather(input, dim, index)`` as grids of cells.
 
-    Shapes: ``input`` has 0 to 3 dims; ``index`` has as many (torch lets a 0-d and a 1-d tensor
-    pair up) and ``index.size(d) <= input.size(d)`` for every ``d != dim``; ``out`` has
-    ``index``'s shape and ``out[i][j] = input[i][index[i][j]]`` for ``dim == 1`` (likewise for
-    the other dims). Every ``input`` cell that gather reads gets its own colour, and each
-    ``index`` cell and its ``out`` cell get the colour of the ``input`` cell they read; cells
-    nobody reads stay light grey. When gather reads more input cells than the palette has
-    colours (9), colours repeat, so every linked cell also shows its link number (0, 1, 2 ...,
-    the read input cells in row-major order) small in its top-left corner: colour and number
-    together always name the source cell. An arrow on ``input`` shows the direction of ``dim``.
-
-    1-d and 0-d tensors are drawn as rows of cells stacked ``input`` / ``index`` / ``out``; 2-d
-    tensors side by side; 3-d tensors as three rows of slices (``input[0]``, ``input[1]`` ...).
-    Sizes: at most 4 slices, 8 rows and 10 columns per tensor. Values are computed on CPU
-    copies, so the tensors may live on any device.
-
-    Args:
-        input: the tensor to read from.
-        dim: the dimension along which ``index`` picks (negative counts from the end).
-        index: int64 (or int32) tensor of positions along ``dim``, each in ``0 .. input.size(dim)-1``.
-        explain: optional position of ``index`` (and ``out``), e.g. ``(2, 0)``: outlines that
-            ``out`` cell, the ``index`` cell at the same position and the ``input`` cell it reads,
-            and writes under the grids ``out[2][0] = input[2][index[2][0]] = input[2][2]``, the
-            coordinate that the index replaces (the one along ``dim``) on the index cell's colour.
+    Shapes as torch.gather takes them (0 to 3 dims; at most 4 slices, 8 rows, 10 columns). Each
+    ``input`` cell read gets its own colour, shared by the ``index`` and ``out`` cells that read
+    it (unread cells stay grey); with more reads than colours (9) each linked cell also shows its
+    link number. An arrow on ``input`` shows ``dim``. ``explain``: a position of ``index``, e.g.
+    ``(2, 0)``: outlines that ``out`` cell, its ``index`` cell and the ``input`` cell read, and
+    writes ``out[2][0] = input[2][index[2][0]] = input[2][2]`` under the grids.
 
     Introduced in Chapter 1.
     """
     input, d, index = _check_gather(input, dim, index)
     x_cpu, i_cpu = input.detach().cpu(), index.detach().cpu()
     out = torch.gather(x_cpu, d, i_cpu)
-    if i_cpu.numel():
-        input_ids, index_ids = link_ids(_shape(input), d, i_cpu)
-    else:  # nothing is read (and an empty index may even differ from input in ndim)
-        input_ids, index_ids = np.full(_shape(input), QUIET), np.zeros(_shape(i_cpu), dtype=np.int64)
+    input_ids, index_ids = link_ids(tuple(input.shape), d, i_cpu)
     # more input cells read than colours: colours repeat, so every linked cell gets its number
     tagged = int(input_ids.max(initial=-1)) >= len(style.PALETTE)
 
     marks, note = [None, None, None], None
     if explain is not None:
         pos, read, note = _explain(explain, i_cpu, d, index_ids)
-        marks = [np.zeros(_shape(t), dtype=bool) for t in (x_cpu, i_cpu, out)]
+        marks = [np.zeros(tuple(t.shape), dtype=bool) for t in (x_cpu, i_cpu, out)]
         marks[0][read], marks[1][pos], marks[2][pos] = True, True, True
     panels = [
         panel(name, t, shape_title(text, t), ids=ids, tagged=tagged, mark=m, mark_color=style.PICK)
@@ -207,21 +168,10 @@ def draw_index_shapes(input_shape: tuple[int, ...] = (3, 4), dim: int = 1, *,
                       shapes: list[tuple[int, ...]] | None = None, title: str | None = None) -> Figure:
     """A table of index shapes against an input of ``input_shape``: what ``torch.gather`` does.
 
-    Each row is one index shape, its ``out.shape`` and a verdict, found by calling
-    ``torch.gather(input, dim, index)`` with an index of zeros of that shape:
-
-    - ``fine``: it runs, and ``out`` (of ``index``'s shape) covers the input off ``dim``;
-    - ``silent``: it runs, but ``index`` is smaller than ``input`` off ``dim``, so gather reads
-      only a leading slice (``input[:1, :]``) and broadcasts nothing: no error tells you;
-    - ``error``: torch raises (index has another number of dims, or is larger off ``dim``).
-
-    Verdicts are words on colour-blind-safe faces (light blue, orange, dark purple).
-
-    Args:
-        input_shape: the input's shape, 1 to 3 dims of sizes 1 to 8.
-        dim: the dimension gather picks along (negative counts from the end).
-        shapes: the index shapes to try (default: a set that shows each rule), at most 10.
-        title: optional text above the table (default ``input.shape = (3, 4), dim=1``).
+    Each row: an index shape, ``out.shape`` and what ``torch.gather`` does with an index of zeros
+    of that shape: ``fine``; ``silent`` (index smaller than input off ``dim``: gather reads only a
+    leading slice, and no error tells you); ``error`` (torch raises). ``input_shape``: 1 to 3
+    sizes of 1 to 8; ``shapes``: at most 10 (default: one per rule).
 
     Introduced in Chapter 1.
     """
@@ -247,7 +197,7 @@ def draw_index_shapes(input_shape: tuple[int, ...] = (3, 4), dim: int = 1, *,
             why = (f"ndim {len(s)} != {len(xshape)}" if len(s) != len(xshape)
                    else f"size({wrong[0]}): {s[wrong[0]]} > {xshape[wrong[0]]}" if wrong else "RuntimeError")
         else:
-            out_text = str(_shape(out))
+            out_text = str(tuple(out.shape))
             short = [k for k in range(len(s)) if k != d and out.shape[k] < xshape[k]]
             verdict = "silent" if short else "fine"
             why = ("reads input[" + ", ".join(f":{s[k]}" if k in short else ":" for k in range(len(s))) + "]"

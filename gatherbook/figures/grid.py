@@ -1,18 +1,12 @@
-"""The one renderer of pictures of cells, and the checker's picture :func:`draw_tensors`.
+"""The one renderer of pictures of cells, :func:`render`, and the checker's :func:`draw_tensors`.
 
-Every picture of cells in the book (gather, scatter, Q-value picks, the grid world, token masks,
-the shift, the checker's expected / got) is a list of :class:`Panel` s laid out by :func:`render`: one cell geometry, one rule for the
-ink on a coloured cell (:func:`gatherbook.figures.style.ink_on`), rows of panels that wrap so no
-figure is wider than :data:`~gatherbook.figures.style.MAX_WIDTH`.
-
-Layout of one tensor: a 0-d tensor is one cell, a 1-d tensor one row of cells, a 2-d tensor a
-grid with row numbers on the left and column numbers on top, and a 3-d tensor a row of 2-d
-slices labelled ``name[0]``, ``name[1]`` ... Pictures are for small tensors: at most
-:data:`MAX_SLICES` slices, :data:`MAX_ROWS` rows and :data:`MAX_COLS` columns.
+Every picture of cells in the book is rows of :class:`Panel` s, with one cell geometry and one
+rule for the ink on a coloured cell; rows wrap, so no figure is wider than ``style.MAX_WIDTH``.
+One tensor (:func:`panel`): 0-d one cell, 1-d a row, 2-d a grid with row and column numbers, 3-d
+a row of 2-d slices ``name[0]``, ``name[1]`` ...; at most ``MAX_SHAPE`` = (4, 8, 10).
 """
 from __future__ import annotations
 
-import contextvars
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,52 +21,28 @@ from matplotlib.text import Annotation
 from gatherbook import args
 from gatherbook.figures import style
 
-__all__ = ["draw_tensors", "MAX_SLICES", "MAX_ROWS", "MAX_COLS"]
+__all__ = ["draw_tensors"]
 
-MAX_SLICES = 4  #: most slices (dim -3 of a 3-d tensor) a picture shows
-MAX_ROWS = 8  #: most rows (dim -2) a picture shows
-MAX_COLS = 10  #: most columns (the last dim) a picture shows
-_MAX_NDIM = 3
-
+MAX_SHAPE = (4, 8, 10)  #: the most slices, rows and columns a picture of a tensor shows
 PLAIN, QUIET = -2, -1  #: colour ids that are not palette entries: a plain cell, a quiet one
 
 # --- geometry, in inches -----------------------------------------------------------------------
-_CELL_H = 0.34
-_CELL_W_MIN = 0.40
+_CELL_H, _CELL_W_MIN = 0.34, 0.40
 _CELL_PAD = 0.16  # room left and right of the widest value
 _TAG_PAD = 0.035  # from a cell's top-left corner to its link number
 _COL_NUMBERS_H = 0.19  # column numbers above a grid
 _NUMBER_PAD = 0.05  # from the grid to its row and column numbers
 _SLICE_LABEL_H = 0.22  # "input[0]" above a slice
-_TITLE_H = 0.30  # panel title
-_SLICE_GAP = 0.30  # between the slices of one 3-d tensor
-_PANEL_GAP = 0.55  # between panels in a row
-_ROW_GAP = 0.18  # between rows of panels
-MARGIN = 0.18
-_LINE_H = 0.19  # each further line of a panel title
-_FIGTITLE_H = 0.42
+_TITLE_H, _LINE_H = 0.30, 0.19  # a panel title, each further line of it
+_SLICE_GAP, _PANEL_GAP, _ROW_GAP = 0.30, 0.55, 0.18  # between slices, panels of a row, rows
+MARGIN, _FIGTITLE_H = 0.18, 0.42
 _ARROW_OFF = 0.14  # from the grid edge to the dim arrow
 _ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a grid
 _NOTE_H = 0.30  # each line of text under a picture
 
 
-def _shape(t: torch.Tensor) -> tuple[int, ...]:
-    return tuple(int(s) for s in t.shape)
-
-
-# --- what a picture shows ----------------------------------------------------------------------
-_TWO_DECIMALS = "{:.2f}".format
-#: how a float cell is written; draw_tensors(float_format=...) sets it for one drawing
-_FLOAT_FORMAT: contextvars.ContextVar[Callable[[float], str]] = contextvars.ContextVar(
-    "float_format", default=_TWO_DECIMALS)
-
-
-def _cell_texts(t: torch.Tensor) -> np.ndarray:
-    """The text of every cell, an object array of ``t``'s shape: floats with 2 decimals (or as
-    ``draw_tensors(float_format=...)`` says), bools as True/False, integers as they are."""
-    t = t.detach().cpu()
-    fmt = _FLOAT_FORMAT.get() if t.is_floating_point() or t.is_complex() else str
-    return cell_array([fmt(v) for v in t.reshape(-1).tolist()], _shape(t))
+def shape_title(label: str, t: torch.Tensor) -> str:
+    return f"{label}  {tuple(t.shape)}"
 
 
 def cell_array(values, shape: tuple[int, ...]) -> np.ndarray:
@@ -88,14 +58,20 @@ def _gids(name: str, shape: tuple[int, ...]) -> np.ndarray:
     return cell_array([f"{name}[{','.join(map(str, pos))}]" for pos in np.ndindex(*shape)], shape)
 
 
+def _cell_w(texts: np.ndarray) -> float:
+    """A cell width with room for the widest of ``texts``."""
+    widest = max(style.text_width(str(s), style.FS_VALUE) for s in texts.reshape(-1))
+    return max(_CELL_W_MIN, widest + _CELL_PAD)
+
+
 @dataclass
 class Grid:
-    """One 2-d slice of cells and everything drawn with it."""
+    """One 2-d slice of cells and everything drawn with it; arrays are ``(rows, cols)``."""
 
-    texts: np.ndarray  # (rows, cols) str
-    ids: np.ndarray  # (rows, cols) colour id: PLAIN, QUIET or a palette index
-    mark: np.ndarray | None  # (rows, cols) bool: cells to outline in red
-    gids: np.ndarray  # (rows, cols) str: "index[1,0]", so tests can find a cell
+    texts: np.ndarray
+    ids: np.ndarray  # colour ids: PLAIN, QUIET or a palette index
+    mark: np.ndarray | None  # bool: cells to outline in mark_color
+    gids: np.ndarray  # "index[1,0]", so tests can find a cell
     label: str | None  # "input[0]" for a slice of a 3-d tensor
     row_names: tuple[str, ...]  # left of the rows: their numbers 0, 1, 2 ..., names, or none
     col_numbers: bool
@@ -103,9 +79,9 @@ class Grid:
     names_size: float = style.FS_NUMBER  # row numbers are numbers; row names are labels
     empty: bool = False  # the tensor has no elements: drawn as one dashed "empty" cell
     tagged: bool = False  # linked cells also carry their link number (more links than colours)
-    faces: np.ndarray | None = None  # (rows, cols) colours that replace the ids' faces
+    faces: np.ndarray | None = None  # colours that replace the ids' faces (None: no cell)
     mark_color: str = style.MARK
-    cell_h: float = _CELL_H  # a tall stack of panels (Q picks) draws lower cells
+    cell_h: float = _CELL_H
 
     @property
     def width(self) -> float:
@@ -128,7 +104,7 @@ class Grid:
 
 @dataclass
 class Panel:
-    """One tensor: a title and one grid (three grids ... for a 3-d tensor)."""
+    """One tensor: a title and one grid (a row of them for a 3-d tensor)."""
 
     title: str
     grids: list[Grid]
@@ -159,25 +135,25 @@ def _as_slices(a: np.ndarray) -> np.ndarray:
 def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
           mark: torch.Tensor | np.ndarray | None = None, tagged: bool = False,
           faces: np.ndarray | None = None, mark_color: str = style.MARK,
-          numbers: bool | None = None, cell_h: float = _CELL_H) -> Panel:
-    """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids.
-
-    ``ids``: colour ids (:data:`PLAIN`, :data:`QUIET` or a palette index) of ``t``'s shape;
-    ``faces``: colours of ``t``'s shape instead; ``mark``: bool cells outlined in ``mark_color``.
-    ``tagged``: write each linked cell's colour id in its corner as well, so that the link
-    stays unambiguous when there are more linked cells than palette colours. ``numbers``:
-    row numbers (default: for 2-d and 3-d tensors).
+          numbers: bool | None = None, cell_h: float = _CELL_H,
+          fmt: Callable[[float], str] = "{:.2f}".format) -> Panel:
+    """Cells of tensor ``t`` (0 to 3 dims), named ``name`` in slice labels and cell gids. Arrays of
+    ``t``'s shape: ``ids`` (PLAIN, QUIET or a palette index) or ``faces`` (colours), and ``mark``
+    (cells outlined in ``mark_color``). ``tagged``: linked cells also show their colour id (more
+    links than colours); ``numbers``: row numbers (default: 2-d and 3-d); ``fmt`` writes a float.
     """
-    shape = _shape(t)
-    if t.ndim > _MAX_NDIM or any(s > m for s, m in zip(shape[::-1], (MAX_COLS, MAX_ROWS, MAX_SLICES))):
-        raise ValueError(f"{name} has shape {shape}, too big for a picture: at most ({MAX_SLICES}, "
-                         f"{MAX_ROWS}, {MAX_COLS}). Draw a slice such as {name}[:2], or print {name}.shape.")
-    texts = _cell_texts(t) if t.numel() else np.array([["empty"]], dtype=object)
-    cell_w = max(_CELL_W_MIN, max(style.text_width(s, style.FS_VALUE) for s in texts.reshape(-1)) + _CELL_PAD)
+    shape = tuple(t.shape)
+    if t.ndim > len(MAX_SHAPE) or any(s > m for s, m in zip(shape[::-1], MAX_SHAPE[::-1])):
+        raise ValueError(f"{name} has shape {shape}, too big for a picture: at most {MAX_SHAPE}. "
+                         f"Draw a slice such as {name}[:2], or print {name}.shape.")
+    t = t.detach().cpu()
     if t.numel() == 0:
-        empty = Grid(texts, np.array([[PLAIN]]), None, np.array([[f"{name}[]"]]), label=None,
-                      row_names=(), col_numbers=False, cell_w=cell_w, empty=True)
-        return Panel(title, [empty])
+        texts = np.array([["empty"]], dtype=object)
+        return Panel(title, [Grid(texts, np.array([[PLAIN]]), None, np.array([[f"{name}[]"]]), label=None,
+                                  row_names=(), col_numbers=False, cell_w=_cell_w(texts), empty=True)])
+    write = fmt if t.is_floating_point() or t.is_complex() else str
+    texts = cell_array([write(v) for v in t.reshape(-1).tolist()], shape)
+    cell_w = _cell_w(texts)
     ids = np.full(shape, PLAIN) if ids is None else ids
     if isinstance(mark, torch.Tensor):
         mark = mark.detach().cpu().numpy()
@@ -197,41 +173,35 @@ def panel(name: str, t: torch.Tensor, title: str, ids: np.ndarray | None = None,
     return Panel(title, grids)
 
 
+def wrap_slices(p: Panel, width: float = style.MAX_WIDTH) -> list[Panel]:
+    """``p`` cut into panels of as many slices as fit a figure ``width`` inches wide (the title
+    on the first)."""
+    n = max(1, int((width - 2 * MARGIN + _SLICE_GAP) // (p.slot_w(p.grids[0]) + _SLICE_GAP)))
+    return [Panel(p.title if k == 0 else "", p.grids[k:k + n]) for k in range(0, len(p.grids), n)]
+
+
 def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] = (),
                col_numbers: bool = True, mark=None, mark_color: str = style.MARK,
                cell_w: float | None = None) -> Panel:
-    """Cells that hold given texts (a 2-d list) on given faces (colours, same shape), one grid.
-
-    For pictures whose cells are not one tensor's values (tokens, a table of verdicts): rows may
-    be named (``row_names``) instead of numbered; ``cell_w`` defaults to the widest text's room.
-    """
+    """One grid of given texts (a 2-d list) on given faces (colours, same shape): for cells that
+    are not one tensor's values (tokens, a table of verdicts). Rows may be named (``row_names``)."""
     texts = np.array(texts, dtype=object)
     face_array = cell_array([f for row in faces for f in row], texts.shape)  # colours may be RGB tuples
-    widest = max(style.text_width(str(t), style.FS_VALUE) for t in texts.reshape(-1)) + _CELL_PAD
     grid = Grid(texts, np.full(texts.shape, PLAIN), None if mark is None else np.asarray(mark, dtype=bool),
                 _gids(name, texts.shape), label=None, row_names=row_names, col_numbers=col_numbers,
-                cell_w=cell_w or max(_CELL_W_MIN, widest), faces=face_array, mark_color=mark_color,
+                cell_w=cell_w or _cell_w(texts), faces=face_array, mark_color=mark_color,
                 names_size=style.FS_LABEL)
     return Panel(title, [grid])
 
 
-def shape_title(label: str, t: torch.Tensor) -> str:
-    return f"{label}  {_shape(t)}"
-
-
 # --- drawing -----------------------------------------------------------------------------------
-def _face_and_text(colour_id: int) -> tuple[object, str]:
-    """The face and the ink of a cell of colour id ``colour_id``."""
-    plain = {PLAIN: (style.PAPER, style.INK), QUIET: (style.QUIET_FACE, style.QUIET_INK)}
-    return plain.get(colour_id) or (style.PALETTE[colour_id % len(style.PALETTE)], style.INK)
+_ID_FACES = {PLAIN: (style.PAPER, style.INK), QUIET: (style.QUIET_FACE, style.QUIET_INK)}
 
 
 def _draw_grid(ax, g: Grid) -> None:
-    """Draw grid ``g`` on ``ax``: one data unit per cell, row 0 at the top.
-
-    Cells are Rectangles whose gid names them (``"index[1,0]"``); the row and column numbers are
-    plain texts (gid ``"row"`` / ``"col"``) rather than axis ticks, which are slow to make.
-    """
+    """Draw grid ``g`` on ``ax``: one data unit per cell, row 0 at the top. Cells are Rectangles
+    whose gid names them; row and column numbers are texts (gid ``row`` / ``col``), not ticks
+    (slow to make)."""
     rows, cols = g.texts.shape
     ax.set_xlim(0, cols)
     ax.set_ylim(rows, 0)
@@ -240,13 +210,13 @@ def _draw_grid(ax, g: Grid) -> None:
     if g.col_numbers:
         for j in range(cols):
             ax.text(j + 0.5, -_NUMBER_PAD / g.cell_h, str(j), ha="center", va="bottom", gid="col", **number_style)
-    if g.row_names:
-        for i, name in enumerate(g.row_names):
-            ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, name, ha="right", va="center_baseline", gid="row",
-                    **{**number_style, "fontsize": g.names_size})
+    for i, name in enumerate(g.row_names):
+        ax.text(-_NUMBER_PAD / g.cell_w, i + 0.5, name, ha="right", va="center_baseline", gid="row",
+                **{**number_style, "fontsize": g.names_size})
     for i in range(rows):
         for j in range(cols):
-            face, ink = _face_and_text(int(g.ids[i, j]))
+            colour_id = int(g.ids[i, j])
+            face, ink = _ID_FACES.get(colour_id) or (style.PALETTE[colour_id % len(style.PALETTE)], style.INK)
             if g.faces is not None:
                 face = g.faces[i, j]
                 if face is None:  # no cell here (the end of a wrapped line)
@@ -259,10 +229,9 @@ def _draw_grid(ax, g: Grid) -> None:
             ax.text(j + 0.5, i + 0.5, str(g.texts[i, j]), ha="center", va="center_baseline", zorder=3, gid="value",
                     fontsize=style.FS_VALUE, family=style.FONT, color=style.MUTED if g.empty else ink,
                     style="italic" if g.empty else "normal")
-            if g.tagged and g.ids[i, j] >= 0:  # the link number: a second cue beside the colour
-                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / g.cell_h, str(int(g.ids[i, j])),
-                        ha="left", va="top", zorder=3, fontsize=style.FS_TAG, family=style.FONT,
-                        color=style.MUTED, gid="tag")
+            if g.tagged and colour_id >= 0:  # the link number: a second cue beside the colour
+                ax.text(j + _TAG_PAD / g.cell_w, i + _TAG_PAD / g.cell_h, str(colour_id), ha="left", va="top",
+                        zorder=3, fontsize=style.FS_TAG, family=style.FONT, color=style.MUTED, gid="tag")
             if g.mark is not None and g.mark[i, j]:
                 outline = Rectangle((j + 0.06, i + 0.06), 0.88, 0.88, fill=False, edgecolor=g.mark_color,
                                     linewidth=2.6, clip_on=False, zorder=2)
@@ -271,41 +240,38 @@ def _draw_grid(ax, g: Grid) -> None:
 
 
 class Canvas:
-    """A new pyplot figure of ``width`` x ``height`` inches, addressed in inches from its top-left.
-
-    Everything is placed in figure fractions (not in inches via ``dpi_scale_trans``), so that
-    Jupyter's inline backend, which crops with ``bbox_inches="tight"``, keeps it all in place.
-    """
+    """A new pyplot figure of ``width`` x ``height`` inches, addressed in inches from its top-left
+    and placed in figure fractions (not via ``dpi_scale_trans``), so that Jupyter's inline
+    backend, which crops with ``bbox_inches="tight"``, keeps it all in place."""
 
     def __init__(self, width: float, height: float) -> None:
         self.w, self.h = width, height
         self.fig = plt.figure(figsize=(width, height), facecolor=style.PAPER, edgecolor=style.PAPER)
         self.fig.patch.set_alpha(1.0)
 
-    def _xy(self, x: float, y: float) -> tuple[float, float]:
+    def xy(self, x: float, y: float) -> tuple[float, float]:
         return x / self.w, 1.0 - y / self.h
 
     def axes(self, left: float, top: float, width: float, height: float):
-        x0, y1 = self._xy(left, top + height)
+        x0, y1 = self.xy(left, top + height)
         return self.fig.add_axes((x0, y1, width / self.w, height / self.h))
 
     def text(self, x: float, y: float, text: str, *, size: float, color: str = style.INK, **kw) -> None:
-        self.fig.text(*self._xy(x, y), text, fontsize=size, color=color, family=style.FONT, **kw)
+        self.fig.text(*self.xy(x, y), text, fontsize=size, color=color, family=style.FONT, **kw)
 
     def arrow(self, start: tuple[float, float], end: tuple[float, float]) -> None:
-        self.fig.add_artist(FancyArrowPatch(self._xy(*start), self._xy(*end), transform=self.fig.transFigure,
+        self.fig.add_artist(FancyArrowPatch(self.xy(*start), self.xy(*end), transform=self.fig.transFigure,
                                             arrowstyle="-|>", mutation_scale=11, linewidth=1.2, color=style.MUTED,
                                             shrinkA=0, shrinkB=0))
 
     def dim_arrow_h(self, left: float, right: float, bottom: float, label: str) -> None:
-        """A left-to-right arrow under a grid that spans ``left`` to ``right``, labelled ``dim=...``."""
-        span = max(right - left - 0.16, 0.36)
-        mid, y = (left + right) / 2, bottom + _ARROW_OFF
+        """A left-to-right arrow labelled ``dim=...`` under a grid from ``left`` to ``right``."""
+        span, mid, y = max(right - left - 0.16, 0.36), (left + right) / 2, bottom + _ARROW_OFF
         self.arrow((mid - span / 2, y), (mid + span / 2, y))
         self.text(mid, y + 0.05, label, size=style.FS_LABEL, color=style.MUTED, ha="center", va="top")
 
     def dim_arrow_v(self, x: float, top: float, bottom: float, label: str) -> None:
-        """A top-to-bottom arrow right of a grid, labelled ``dim=...``."""
+        """A top-to-bottom arrow labelled ``dim=...`` right of a grid."""
         self.arrow((x, top + 0.04), (x, bottom - 0.04))
         self.text(x + 0.07, (top + bottom) / 2, label, size=style.FS_LABEL, color=style.MUTED, rotation=-90,
                   ha="left", va="center")
@@ -322,48 +288,38 @@ def _note_gap(line: Note, i: int) -> float:
 
 def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
            gap: float = _PANEL_GAP, note: list[Note] | None = None) -> Figure:
-    """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure.
-
-    All positions are worked out in inches from the top-left corner, so cells have the same size
-    in every panel and nothing overlaps. A row wider than :data:`style.MAX_WIDTH` wraps: its
-    panels continue on the next row, so the figure fits a phone. ``same_slots`` gives every grid
-    the same slot width, so that slice k of every row sits in the same column (the rows of a
-    3-d gather picture). ``gap``: inches between the panels of a row (a table's columns sit
-    closer). ``note``: lines of text under the panels, each a list of ``(text, face)`` segments;
-    a segment with a face (not ``None``) is set on a box of that colour.
+    """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure, in
+    inches from the top-left corner, so cells have one size in every panel and nothing overlaps.
+    A row wider than ``style.MAX_WIDTH`` wraps. ``same_slots``: one slot width for every grid, so
+    slice k of every row sits in one column. ``gap``: inches between the panels of a row.
+    ``note``: lines under the panels, each ``(text, face)`` segments (a face: set on a box).
     """
-    all_slots = [p.slot_w(g) for row in rows for p in row for g in p.grids]
-    common = max(all_slots) if same_slots else None
+    common = max(p.slot_w(g) for row in rows for p in row for g in p.grids) if same_slots else None
 
     def slots(p: Panel) -> list[float]:
-        return [common if common else p.slot_w(g) for g in p.grids]
+        return [common or p.slot_w(g) for g in p.grids]
 
     def panel_w(p: Panel) -> float:
         grids_w = sum(slots(p)) + _SLICE_GAP * (len(p.grids) - 1)
         return max(grids_w, p.grids[0].numbers_w + p.title_w)
 
-    room = style.MAX_WIDTH - 2 * MARGIN
-    wrapped = []
+    room, wrapped = style.MAX_WIDTH - 2 * MARGIN, []
     for row in rows:
-        line, used = [], 0.0
-        for p in row:
-            if line and used + gap + panel_w(p) > room:
-                wrapped.append(line)
-                line, used = [], 0.0
-            used += (gap if line else 0.0) + panel_w(p)
-            line.append(p)
-        wrapped.append(line)
-    rows = wrapped
+        wrapped.append([])
+        for p in row:  # a panel that would end past the room starts a new line
+            if wrapped[-1] and sum(panel_w(q) + gap for q in wrapped[-1]) + panel_w(p) > room:
+                wrapped.append([])
+            wrapped[-1].append(p)
     placed = []  # (panel, x, row_top, grid_top), inches
     y, width = MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
-    for row in rows:
+    for row in wrapped:
         head = max(p.head for p in row)
-        body = max(g.height for p in row for g in p.grids)
         x = MARGIN
         for p in row:
             placed.append((p, x, y, y + head))
             x += panel_w(p) + gap
         width = max(width, x - gap)
+        body = max(g.height for p in row for g in p.grids)
         y += head + body + max(p.foot for p in row) + _ROW_GAP
     note_top = y
     for line in note or []:
@@ -393,11 +349,9 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
             elif p.arrow == "v":
                 canvas.dim_arrow_v(left + g.width + _ARROW_OFF, grid_top, bottom, p.arrow_label)
             gx += slot + _SLICE_GAP
-        if p.arrow == "slices":
-            last = p.grids[-1]
-            right = gx - _SLICE_GAP - slots(p)[-1] + last.numbers_w + last.width
-            canvas.dim_arrow_h(x + p.grids[0].numbers_w, right, grid_top + max(g.height for g in p.grids),
-                               p.arrow_label)
+        if p.arrow == "slices":  # from the first slice's left edge to the last one's right edge
+            bottom = grid_top + max(g.height for g in p.grids)
+            canvas.dim_arrow_h(x + p.grids[0].numbers_w, left + p.grids[-1].width, bottom, p.arrow_label)
     for k, line in enumerate(note or []):  # each segment placed right after the one before it
         prev = None
         for i, (text, face) in enumerate(line):
@@ -405,11 +359,11 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
                                                  linewidth=0.6)
             kw = dict(fontsize=style.FS_VALUE, family=style.FONT, color=style.INK, ha="left", bbox=box, gid="value")
             if prev is None:
-                prev = canvas.fig.text(*canvas._xy(MARGIN, note_top + (k + 0.5) * _NOTE_H), text,
+                prev = canvas.fig.text(*canvas.xy(MARGIN, note_top + (k + 0.5) * _NOTE_H), text,
                                        va="center_baseline", **kw)
-                continue
-            prev = canvas.fig.add_artist(Annotation(text, xy=(1, 0), xycoords=prev, xytext=(_note_gap(line, i), 0),
-                                                    textcoords="offset points", va="bottom", **kw))
+            else:
+                prev = canvas.fig.add_artist(Annotation(text, xy=(1, 0), xycoords=prev, textcoords="offset points",
+                                                        xytext=(_note_gap(line, i), 0), va="bottom", **kw))
     return canvas.fig
 
 
@@ -418,15 +372,11 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
 def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = None,
                  mark: Mapping[str, torch.Tensor] | None = None,
                  float_format: Callable[[float], str] | None = None) -> Figure:
-    """Draw a row of labelled grids, one per entry of ``tensors`` (label: key and shape), left to
-    right in the mapping's order.
+    """A row of grids, one per entry of ``tensors`` (titled with its key and shape), in order.
 
-    Shapes: each tensor has 0 to 3 dims (0-d: one cell; 3-d: a row of slices ``name[0]`` ...),
-    at most 4 slices, 8 rows and 10 columns; the tensors may differ in shape and dtype (bool,
-    integer, floating: floats are written with 2 decimals, or by ``float_format``, e.g. the
-    exercise checker's, so that its picture and its text show the same numbers). ``mark`` maps
-    some of the keys to a bool tensor of that entry's shape; its True cells get a thick red
-    outline (where an answer differs from the expected one, say).
+    Each tensor: 0 to 3 dims, at most 4 slices, 8 rows and 10 columns. Floats have 2 decimals, or
+    ``float_format``'s (the checker's, so that picture and text show the same numbers). ``mark``:
+    some keys -> bool tensors of their shapes; True cells get a red outline (where answers differ).
 
     Introduced in Chapter 1 (the exercise checker's picture).
     """
@@ -438,9 +388,6 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
         assert args.tensor(f"mark[{name!r}]", m, kind="bool").shape == tensors[name].shape, \
             f"mark[{name!r}] needs the shape of tensors[{name!r}]"
     assert float_format is None or callable(float_format), "float_format: a function float -> str"
-    token = _FLOAT_FORMAT.set(float_format or _TWO_DECIMALS)
-    try:
-        panels = [panel(name, t, shape_title(name, t), mark=mark.get(name)) for name, t in tensors.items()]
-    finally:
-        _FLOAT_FORMAT.reset(token)
-    return render([panels], title)
+    fmt = {"fmt": float_format} if float_format else {}
+    return render([[panel(name, t, shape_title(name, t), mark=mark.get(name), **fmt)
+                    for name, t in tensors.items()]], title)

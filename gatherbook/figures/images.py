@@ -1,6 +1,5 @@
-"""Pictures of images and their patches for the vision chapters, all laid out by one
-:func:`_layout`. Patches use the layout of :func:`gatherbook.vision.patchify` (MAE's):
-``D = P * P * C``, ordered (row, column, channel).
+"""Pictures of images and their patches for the vision chapters, laid out by one :func:`_layout`.
+Patches are :func:`gatherbook.vision.patchify`'s (MAE's): ``D = P * P * C``, (row, column, channel).
 """
 from __future__ import annotations
 
@@ -47,11 +46,8 @@ def _tile_label(row: int, col: int, size: int, step: int, text: object) -> tuple
 def _layout(items: list[tuple[str, np.ndarray, list[tuple[int, int, str]], int | None]], *, per_row: int,
             width: float, title: str | None) -> Figure:
     """The one layout of images: ``per_row`` to a line, each ``width`` inches wide and titled.
-
-    ``items``: ``(title, image, labels, patch)``: an ``(H, W)`` (grey) or ``(H, W, 3)`` array in
-    [0, 1]; labels ``(row, col, text)`` written over the pixel (row, col); thin paper-coloured
-    lines every ``patch`` pixels (None: no lines).
-    """
+    ``items``: ``(title, image, labels, patch)``, an ``(H, W)`` or ``(H, W, 3)`` array in [0, 1],
+    labels ``(row, col, text)`` written over pixel (row, col), thin lines every ``patch`` pixels."""
     lines = [items[i:i + per_row] for i in range(0, len(items), per_row)]
     line_h = [max(width * a.shape[0] / a.shape[1] for _, a, _, _ in line) for line in lines]
     H = math.ceil((2 * _MARGIN + (0.40 if title else 0) + sum(h + _TITLE_H for h in line_h)
@@ -85,18 +81,11 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
                  keep: Mapping[str, torch.Tensor] | None = None,
                  labels: Mapping[str, torch.Tensor] | None = None,
                  channels: int = 3, title: str | None = None) -> Figure:
-    """Draw images put back together from their patches, one panel per entry, stacked vertically.
+    """Images put back together from their patches, one panel per entry, stacked.
 
-    Args:
-        panels: name -> ``(N, D)`` float tensor, the patches of one image in reading order
-            (``N = rows * cols``, ``D = P * P * channels``, values in [0, 1]).
-        grid: ``(rows, cols)`` patches down and across.
-        keep: optional name -> 1-d int tensor of patch numbers; the other patches of that panel
-            are drawn in faded grey (dropped).
-        labels: optional name -> 1-d int tensor ``ids``; patch ``ids[k]`` is labelled ``k``
-            (pass ``torch.arange(N)`` to number every patch, or ``topk``'s indices to show
-            each kept patch's position in the result).
-        channels: 3 (RGB) or 1.
+    ``panels``: name -> ``(N, D)`` floats in [0, 1], one image's patches in reading order
+    (``N = rows * cols``, ``D = P * P * channels``). ``keep``: name -> patch numbers; the other
+    patches are faded grey. ``labels``: name -> ``ids``; patch ``ids[k]`` is labelled ``k``.
 
     Introduced in Chapter 4.
     """
@@ -122,14 +111,11 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
 @style.styled
 def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch.Tensor] | None = None,
                     per_row: int = 8, channels: int = 3, title: str | None = None) -> Figure:
-    """Draw sequences of patches in their order, one block per entry, stacked vertically.
+    """Sequences of patches in order, one block per entry, stacked, ``per_row`` tiles a line.
 
-    Args:
-        rows: name -> ``(K, D)`` float tensor, K patches of one image in the tensor's order.
-        ids: optional name -> ``(K,)`` int tensor; tile ``k`` is labelled ``ids[name][k]``
-            (e.g. the patch number in the image). Without it, tile ``k`` is labelled ``k``.
-        per_row: tiles per line (a long sequence wraps).
-        channels: 3 (RGB) or 1.
+    ``rows``: name -> ``(K, D)`` floats, K patches of one image (channels 3 or 1). ``ids``:
+    name -> ``(K,)`` ints; tile ``k`` is labelled ``ids[name][k]`` (e.g. its patch number in
+    the image), else ``k``.
 
     Introduced in Chapter 4.
     """
@@ -163,13 +149,11 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
 @style.styled
 def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
                 width: float = 3.3, title: str | None = None) -> Figure:
-    """Draw images side by side (two to a row), each titled with its name and shape.
+    """Images side by side (two to a row), each titled with its name and shape.
 
-    Args:
-        images: name -> float tensor of shape ``(H, W)`` (grey) or ``(H, W, 3)`` (RGB), values in
-            ``[0, 1]`` (values outside are clipped). Different sizes are allowed.
-        patch: optional patch size in pixels; thin lines mark the ``patch x patch`` grid.
-        width: width of each image in inches, at most what two to a row leave.
+    ``images``: name -> floats ``(H, W)`` (grey) or ``(H, W, 3)`` (RGB) in [0, 1] (others are
+    clipped), sizes may differ. ``patch``: thin lines mark a grid of ``patch`` pixels.
+    ``width``: inches per image, at most what two to a row leave.
 
     Introduced in Chapter 5.
     """

@@ -23,17 +23,14 @@ _ENDS = {"H": style.HOLE, "G": style.PAPER}
 @style.styled
 def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
                  title: str | None = None) -> Figure:
-    """Q-tables stacked vertically, with one picked cell per row outlined.
-
-    ``panels`` maps a label (e.g. ``"q_next_target"``) to ``(q, picks)``: ``q`` of shape
-    ``(B, A)`` (float, at most 8 x 8) and ``picks`` of shape ``(B,)`` (integers in ``[0, A)``),
-    the column read in each row. Each cell shows its value; the picked value is also written
-    in a column on the right, so the panel reads as ``q.gather(1, picks.unsqueeze(1))``.
+    """Q-tables stacked, one picked cell per row outlined and repeated in a column ``out`` on
+    the right, as ``q.gather(1, picks.unsqueeze(1))`` reads it. ``panels``: at most 4 labels
+    (e.g. ``"q_next_target"``) -> ``(q, picks)``, ``q`` float ``(B, A)`` at most 8 x 8 and
+    ``picks`` ``(B,)`` integers in ``[0, A)``.
 
     Introduced in Chapter 3.
     """
-    args.mapping("panels", panels)
-    assert len(panels) <= 4, "panels: at most 4"
+    assert len(args.mapping("panels", panels)) <= 4, "panels: at most 4"
     checked = []
     for label, (q, picks) in panels.items():
         q = args.tensor(f"panels[{label!r}][0]", q, ndim=2, kind="float").detach().cpu().double()
@@ -60,10 +57,9 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
                      path: Sequence[int] | None = None, title: str | None = None) -> Figure:
     """A grid world: each cell coloured by ``max_a q[s, a]``, with its greedy action as an arrowhead.
 
-    ``desc``: the map as rows of one-letter codes, at most 8 x 5, e.g. gymnasium's
-    ``env.unwrapped.desc`` (bytes or str; ``H`` holes and ``G`` goals get no arrow). ``q``:
-    ``(n_rows * n_cols, 4)`` float, state ``s`` being row ``s // n_cols``, column ``s % n_cols``;
-    actions 0 to 3 are left, down, right, up (FrozenLake's and CliffWalking's numbering).
+    ``desc``: rows of one-letter codes, at most 8 x 5 (gymnasium's ``env.unwrapped.desc``;
+    holes ``H`` and goals ``G`` get no arrow). ``q``: ``(n_rows * n_cols, 4)`` float, state
+    ``s`` at row ``s // n_cols``; actions left, down, right, up (FrozenLake's numbering).
     ``path``: states to outline (e.g. the greedy path from the start).
 
     Introduced in Chapter 3.
@@ -84,9 +80,8 @@ def draw_grid_policy(desc: Sequence[Sequence[str]] | np.ndarray, q: torch.Tensor
     texts = [c if c in _ENDS else f"{'S' if c == 'S' else ''}{ARROWS[greedy[s]]} {v[s]:.2f}"
              for s, c in enumerate(codes)]
     faces = [_ENDS.get(c) or shade(v[s]) for s, c in enumerate(codes)]
-    on_path = [s in path for s in range(len(codes))]
-    grid = [range(r * n_cols, (r + 1) * n_cols) for r in range(n_rows)]
-    policy = text_panel("policy", [[texts[s] for s in r] for r in grid], [[faces[s] for s in r] for r in grid],
+    shape = (n_rows, n_cols)  # the map's cells, state s at row s // n_cols
+    policy = text_panel("policy", cell_array(texts, shape), cell_array(faces, shape),
                         "q.argmax(1), q.max(1)", row_names=tuple(map(str, range(n_rows))),
-                        mark=[[on_path[s] for s in r] for r in grid], mark_color=style.PICK)
+                        mark=np.isin(np.arange(len(codes)), path).reshape(shape), mark_color=style.PICK)
     return render([[policy]], title)

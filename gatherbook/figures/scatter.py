@@ -23,17 +23,13 @@ def draw_scatter(self: torch.Tensor, dim: int, index: torch.Tensor, src: torch.T
                  title: str | None = None) -> Figure:
     """Draw ``src`` and ``index`` side by side (stacked when too wide), and ``out`` below them.
 
-    ``out`` is ``self.scatter(dim, index, src)`` (``reduce=None``), ``self.scatter_add(dim,
-    index, src)`` (``reduce="add"``) or ``self.scatter_reduce(dim, index, src, reduce,
-    include_self=include_self)``; for ``dim == 1``, ``src[i][j]`` goes to ``out[i][index[i][j]]``.
-    Each ``src`` cell and its ``index`` cell get the colour of the ``out`` cell they write; an
-    ``out`` cell written by two or more ``src`` cells is outlined in red; ``out`` cells that no
-    index names keep ``self``'s value on grey. An arrow beside ``out`` shows ``dim``.
-
-    Shapes: ``self``, ``index`` and ``src`` are 1-d or 2-d (the same number of dims), at most 8
-    rows and 10 columns; ``index.size(d) <= src.size(d)`` for every ``d`` and
-    ``index.size(d) <= self.size(d)`` for ``d != dim``; ``src`` has ``self``'s dtype. Only the
-    part of ``src`` that ``index`` covers is drawn (scatter reads no more).
+    ``out`` is ``self.scatter(dim, index, src)``, ``self.scatter_add(...)`` (``reduce="add"``)
+    or ``self.scatter_reduce(..., reduce, include_self=include_self)``; for ``dim == 1``,
+    ``src[i][j]`` goes to ``out[i][index[i][j]]``. Each ``src`` and ``index`` cell gets the
+    colour of the ``out`` cell it writes; an ``out`` cell written twice or more is outlined in
+    red; the others keep ``self``'s value on grey. An arrow beside ``out`` shows ``dim``. All
+    three are 1-d or 2-d, at most 8 x 10, with torch's size rules; only the part of ``src``
+    that ``index`` covers is drawn (scatter reads no more).
 
     Introduced in Chapter 5.
     """

@@ -1,22 +1,8 @@
 """One look for every figure of the book: font, sizes, inks, palettes, the output format.
 
-The ONLY module of the package that sets a colour, a font size or a colour map
-(``tests/unit/test_figure_kit.py`` finds none elsewhere): every drawing module of
-:mod:`gatherbook.figures` takes them from here, so the figures of all chapters look like one book.
-
-- Sizes for screens: :data:`DPI` CSS pixels per figure inch, :data:`MAX_WIDTH` inches at most,
-  so that a phone's 343 px column shows a whole figure at 66 % or more and the cell values
-  (:data:`FS_VALUE`) stay at 9 CSS px or more; no text is smaller than :data:`FS_MIN`, 10 CSS px
-  at full size (a 741 px desktop column shows every figure at full size).
-- :func:`use_book_format` -- figures leave Jupyter as PNG at :data:`DENSITY` x (sharp on 2x and
-  3x screens), at their CSS size; ``gb.setup`` calls it.
-
-- :data:`FONT` -- DejaVu Sans Mono, which ships with matplotlib: monospace, so text widths are
-  known exactly (:func:`text_width`), and figure labels are code and numbers, so no CJK font is
-  needed.
-- Inks, faces and colour maps: each constant below says what it draws. Colour scales read with
-  red-green colour blindness (cividis); :func:`ink_on` picks the ink that reads on a face.
-- :data:`RC` and :func:`styled` -- the matplotlib settings every figure is drawn under.
+The ONLY module of the package that sets a colour, a font size or a colour map (a unit test
+finds none elsewhere). Sizes suit a 390 px phone (whole figures, values at 9 CSS px or more) and
+a 741 px desktop column (no text below 10 CSS px); each constant below says what it draws.
 """
 from __future__ import annotations
 
@@ -98,10 +84,7 @@ def text_width(text: str, fontsize: float) -> float:
 
 def relative_luminance(colour) -> float:
     """WCAG 2 relative luminance of a matplotlib colour (0 for black, 1 for white)."""
-    def linear(c: float) -> float:
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (linear(c) for c in to_rgb(colour))
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(colour))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
@@ -122,11 +105,8 @@ TEXT_PT_KEY, VALUE_PT_KEY = "gatherbook:min_text_pt", "gatherbook:min_value_pt"
 
 def text_sizes(fig) -> dict[str, str]:
     """The smallest text of ``fig`` and its smallest cell value (texts with gid ``"value"``; every
-    text where there is none), in points, as PNG metadata (``savefig(..., metadata=...)``).
-
-    The browser test (tests/site/test_figure_layout.py) reads them back from each image and
-    multiplies by the scale the page shows it at, so it measures each figure's own sizes.
-    """
+    text where there is none), in points, as PNG metadata: tests/site/test_figure_layout.py
+    reads them from each image and multiplies by the scale the page shows it at."""
     from matplotlib.text import Text
 
     fig.draw_without_rendering()  # tick labels get their texts
@@ -138,12 +118,9 @@ def text_sizes(fig) -> dict[str, str]:
 
 
 def use_book_format() -> None:
-    """Make Jupyter show every figure as a PNG of :data:`DENSITY` x its CSS size (``retina``),
-    carrying its smallest text sizes (:func:`text_sizes`).
-
-    Does nothing outside IPython (a script, a test). PNG rather than SVG: nbval skips PNG, and
-    no output depends on the machine (SVG text carries ids and font paths).
-    """
+    """Make Jupyter show every figure as a PNG of :data:`DENSITY` x its CSS size (``retina``)
+    carrying its :func:`text_sizes`; nothing outside IPython. PNG rather than SVG: nbval skips
+    PNG, and SVG text carries ids and font paths that depend on the machine."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with Jupyter
@@ -177,12 +154,9 @@ RC = {
     "axes.spines.right": False,
     "grid.color": GRID,
     "grid.linewidth": 0.6,
-    "xtick.color": MUTED,
-    "ytick.color": MUTED,
-    "xtick.labelcolor": INK,
-    "ytick.labelcolor": INK,
-    "xtick.labelsize": FS_LABEL,
-    "ytick.labelsize": FS_LABEL,
+    # both axes' ticks: muted marks, labels in ink
+    **{f"{axis}.{key}": value for axis in ("xtick", "ytick")
+       for key, value in (("color", MUTED), ("labelcolor", INK), ("labelsize", FS_LABEL))},
     "legend.fontsize": FS_LABEL,
     "legend.frameon": False,
     "image.cmap": SEQUENTIAL,
@@ -199,24 +173,18 @@ _F = TypeVar("_F", bound=Callable)
 
 @functools.cache
 def _load_backend() -> None:
-    """Load pyplot's backend outside any ``rc_context``, once.
-
-    IPython's inline backend switches interactive mode on when it is first loaded. Loaded inside
-    the ``rc_context`` of :func:`styled`, that switch is undone when the context closes, and from
-    then on the notebook shows no new figure.
-    """
+    """Load pyplot's backend outside any ``rc_context``, once: the inline backend switches
+    interactive mode on when first loaded, and inside :func:`styled`'s ``rc_context`` that
+    switch would be undone when the context closes (the notebook then shows no new figure)."""
     import matplotlib.pyplot as plt
 
     plt.switch_backend(plt.get_backend())
 
 
 def styled(draw: _F) -> _F:
-    """Decorator: run a drawing function under :data:`RC` (the caller's rcParams stay as they were).
-
-    Every artist a figure gets is made inside the function, so it keeps the book's style when
-    Jupyter renders the figure later. A ``title=`` keyword, which every drawing function takes,
-    is checked here, once for all of them (:func:`gatherbook.args.label`).
-    """
+    """Decorator: run a drawing function under :data:`RC` (the caller's rcParams stay as they
+    were), so every artist keeps the book's style when Jupyter renders the figure later; its
+    ``title=``, which every drawing function takes, is checked here (:func:`args.label`)."""
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
         label("title", kwargs.get("title"), optional=True)

@@ -19,10 +19,6 @@ _GREY, _BLUE, _ORANGE = style.STATE_FACES
 _CHAR_W = 0.25  # inches: a cell that holds one character
 
 
-def _show(c: str) -> str:
-    return "_" if c == " " else c
-
-
 def _line_length(longest: int, label_w: float) -> int:
     """Cells per line so that ``longest`` cells wrap into balanced lines within the figure width."""
     lines = math.ceil(longest / int((style.MAX_WIDTH - 2 * MARGIN - label_w - 0.1) // _CHAR_W))
@@ -40,18 +36,17 @@ def _wrapped(name: str, texts: Sequence[str], faces: Sequence, title: str, cols:
 
 @style.styled
 def draw_shift(text: str, *, title: str | None = None) -> Figure:
-    """The next-token shift on one sequence ``text`` (at most 12 characters).
-
-    Top row: the tokens ``ids[t]``; middle: ``logits[t]``, computed from ``ids[:t+1]``;
-    bottom: the token each logits position is scored against, ``ids[t+1]``, in the same column.
-    The last logits position has nothing to score (it is cut by ``logits[:, :-1]``: a faint
-    ``x``) and the first token is never a target (it is cut by ``ids[:, 1:]``: grey).
+    """The next-token shift on ``text`` (at most 12 characters): the tokens ``ids[t]``; the
+    ``logits[t]`` computed from ``ids[:t+1]``; under each, the token it is scored against,
+    ``ids[t+1]``. The last logits position scores nothing (cut by ``logits[:, :-1]``: a faint
+    ``x``) and the first token is never a target (cut by ``ids[:, 1:]``: grey).
 
     Introduced in Chapter 2.
     """
     assert args.label("text", text, max_len=12), "text: at least one character"
     n = len(text)
-    texts = [[_show(c) for c in text], [""] * (n - 1) + ["x"], [_show(c) for c in text[1:]] + [""]]
+    shown = text.replace(" ", "_")
+    texts = [list(shown), [""] * (n - 1) + ["x"], list(shown[1:]) + [""]]
     faces = [[_GREY] + [style.PAPER] * (n - 1), [_BLUE] * (n - 1) + [style.FAINT_FACE],
              [_ORANGE] * (n - 1) + [style.FAINT_FACE]]
     return render([[text_panel("shift", texts, faces, row_names=("ids[t]", "logits[t]", "ids[t+1]"),
@@ -63,13 +58,9 @@ def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: fl
                        title: str | None = None) -> Figure:
     """Each character coloured by its log-probability under the model.
 
-    ``rows`` maps a label to ``(text, logp)``, ``logp`` of shape ``(len(text) - 1,)``: the
-    log-probability of characters 1, 2, ... (character 0 is never scored and is drawn grey).
-    Colours run on the colour-blind-safe ``cividis`` scale from dark blue at ``vmin`` (and
-    below, a negative number) to yellow at 0, shown by a row of cells ``logp`` under the texts;
-    each letter is white or dark, whichever contrasts more with its cell. Texts: at most 48
-    ASCII characters; labels at most 24. A text longer than a line wraps, at the same column in
-    every row, so rows stay comparable letter by letter.
+    ``rows``: a label -> ``(text, logp)``, at most 48 characters and the log-probabilities of
+    characters 1, 2, ... (character 0 is never scored: grey), on cividis from ``vmin`` to 0 (a
+    row ``logp`` under the texts). Long texts wrap at one column, so rows stay comparable.
 
     Introduced in Chapter 2.
     """
@@ -96,11 +87,10 @@ def draw_token_mask(tokens: Sequence[str], state: torch.Tensor, legend: Sequence
                     row_label: str = "b", title: str | None = None) -> Figure:
     """A batch of token rows, each cell coloured by its state (e.g. 0 padding, 1 prompt, 2 scored).
 
-    ``tokens`` holds one string per row (one character per cell; padding cells may hold any
-    character, they are drawn empty); ``state`` is an integer tensor ``(rows, columns)`` with
-    values ``0 .. len(legend) - 1``; ``legend`` names the states (1 to 3 of them), written under
-    the rows beside a cell of each colour. At most 8 rows of 40 columns; a row longer than a line
-    of the figure wraps, each line named by the position of its first cell.
+    ``tokens``: one string per row, a character per cell (padding is drawn empty); ``state``:
+    integers ``(rows, columns)``, at most 8 x 40, in ``0 .. len(legend) - 1``; ``legend`` names
+    1 to 3 states, written under the rows beside their colours. A long row wraps, each line
+    named by its first position.
 
     Introduced in Chapter 2.
     """
@@ -129,21 +119,11 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
                  title: str | None = None) -> Figure:
     """A padded batch lined up for scoring: which logits position scores which label, and the mask.
 
-    ``tokens`` holds 1 to 4 strings of one length L (2 to 12), one character per token (padding
-    positions hold any character, e.g. ``_``); ``mask`` is the attention mask, ``(rows, L)``
-    integer or bool, 1 for a real token and 0 for padding, left-padded (zeros, then ones) if
-    ``left`` else right-padded: a mask of the other form raises. For each row ``b`` five lines of
-    cells share the columns ``t``:
-
-    - ``ids`` -- the tokens (padding on grey);
-    - ``mask`` -- 1 / 0;
-    - ``logits[:, :-1]`` -- the positions that score a label (the last one scores nothing);
-    - ``ids[:, 1:]`` -- the label each position is scored against: the next token, shifted left
-      by one (orange where it counts, grey where ``mask[:, 1:]`` drops it);
-    - ``mask[:, 1:]`` -- the label mask, shifted with the labels.
-
-    A label that ``mask[:, 1:]`` counts although its logits position is padding (the first real
-    token of a left-padded row) is outlined in red: a score read off a padding position.
+    ``tokens``: 1 to 4 strings of one length L (2 to 12), a character per token; ``mask``:
+    ``(rows, L)``, 1 for a token and 0 for padding, left-padded if ``left`` else right-padded.
+    Per row, five lines share the columns: ``ids``, ``mask``, ``logits[:, :-1]``, ``ids[:, 1:]``
+    (each position's label, orange where it counts) and ``mask[:, 1:]``. A counted label whose
+    logits position is padding (left padding's first token) is outlined in red.
 
     Introduced in Chapter 2.
     """
@@ -161,15 +141,14 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
     panels = []
     for b in range(B):
         ids, mk = tokens[b], m[b].tolist()
-        counted = [mk[t + 1] == 1 for t in range(L - 1)]
+        counted = [v == 1 for v in mk[1:]]
+        token = [style.PAPER if v else _GREY for v in mk]
+        label = [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE]
         texts = [list(ids), [str(v) for v in mk], [""] * (L - 1) + ["x"], list(ids[1:]) + [""],
                  [str(v) for v in mk[1:]] + [""]]
-        faces = [[style.PAPER if v else _GREY for v in mk], [style.PAPER if v else _GREY for v in mk],
-                 [_BLUE] * (L - 1) + [style.FAINT_FACE], [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE],
-                 [_ORANGE if c else _GREY for c in counted] + [style.FAINT_FACE]]
-        wrong = [[False] * L for _ in range(5)]
-        for t in range(L - 1):
-            wrong[3][t] = counted[t] and mk[t] == 0  # scored from a padding position
+        faces = [token, token, [_BLUE] * (L - 1) + [style.FAINT_FACE], label, label]
+        # a label counted although its logits position is padding: scored from padding
+        wrong = [[False] * L] * 3 + [[c and v == 0 for c, v in zip(counted, mk)] + [False], [False] * L]
         panels.append([text_panel(f"b{b}", texts, faces, f"b={b}", mark=wrong, cell_w=_CHAR_W,
                                   row_names=("ids", "mask", "logits[:, :-1]", "ids[:, 1:]", "mask[:, 1:]"))])
     return render(panels, title)
@@ -179,12 +158,9 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
 def draw_token_logprobs_3d(logp: torch.Tensor, tokens: torch.Tensor, *, title: str | None = None) -> Figure:
     """The (B, L, V) case of per-token log-probs: per batch row, the (L, V) slab and its picks.
 
-    ``logp`` is ``(B, L, V)`` (log-probs of every vocabulary entry at every position) and
-    ``tokens`` is ``(B, L)``, the token id scored at each position. Each batch row ``b`` is one
-    grid ``logp[b]`` (rows: positions ``t``, columns: vocabulary ids); the cell each position
-    picks, ``logp[b, t, tokens[b, t]]``, is outlined and coloured, and ``tokens`` and
-    ``out = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)``, ``(B, L)``, follow with the
-    same colours. Sizes: B <= 4, L <= 8, V <= 10.
+    ``logp``: ``(B, L, V)``, B <= 4, L <= 8, V <= 10; ``tokens``: ``(B, L)`` ids. Each grid
+    ``logp[b]`` outlines and colours the cells picked, ``logp[b, t, tokens[b, t]]``; ``tokens``
+    and ``out = logp.gather(-1, tokens.unsqueeze(-1)).squeeze(-1)`` follow in their colours.
 
     Introduced in Chapter 2.
     """

@@ -302,3 +302,20 @@ def test_each_public_drawing_function_names_its_chapter_in_its_source():
     for name in drawing:
         if name in gatherbook.__all__:
             assert f"Introduced in Chapter {gatherbook.chapter_of(name)}." in docs[name], name
+
+
+def test_a_puzzle_case_is_drawn_by_the_grid_renderer_and_fits_a_phone():
+    from gatherbook.figures.puzzles import draw_case
+
+    got = torch.tensor([1.5, 0.25, 3.0])
+    fig = draw_case([("x", torch.arange(36).reshape(4, 3, 3), "input"), ("k", 2, "input"),
+                     ("expected", torch.tensor([1.5, 0.2501, 3.0]), "expected"), ("yours", got, "yours")],
+                    mark=torch.tensor([False, True, False]))
+    width, _ = fig.get_size_inches()
+    assert width * style.DPI <= 360, "4 slices of 3 x 3 wrap within 360 px"
+    assert style.text_sizes(fig)[style.VALUE_PT_KEY] == f"{style.FS_VALUE:g}"
+    assert _marked(fig) == {"yours[1]"}
+    assert "0.2501" in _texts(fig, "value"), "floats as the check prints them"
+    assert {"x[0]", "x[3]"} <= {t.get_text() for t in fig.texts}, "every slice, labelled"
+    assert draw_case([("yours", "IndexError", "yours")]) is not None, "an error's name is one cell"
+    assert draw_case([("x", torch.zeros(9, 2), "input")]) is None, "too many rows to draw"
