@@ -72,12 +72,8 @@ def names() -> list[str]:
 
 
 def get(name: str, *, lang: str | None = None) -> Exercise:
-    """The :class:`Exercise` called ``name``.
-
-    Raises:
-        ValueError: no exercise has that name (the message, in ``lang``, lists the valid names
-            and the closest).
-    """
+    """The :class:`Exercise` called ``name``; for a name that is none, a ValueError whose
+    message (in ``lang``) lists the valid names and the closest."""
     reg = _load()
     if isinstance(name, str) and name in reg:
         return reg[name]
@@ -191,10 +187,7 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
     picture of expected vs got. A function whose body is still the stub's ``raise
     NotImplementedError`` is reported as not attempted. Never raises for a wrong answer (the
     notebook keeps running); returns ``None``. :func:`run_check` returns the result instead.
-
-    Raises:
-        ValueError: ``name`` is not an exercise (the message lists the valid names).
-        TypeError: ``fn`` is not callable.
+    Raises what :func:`run_check` raises (``name`` not an exercise, ``fn`` not callable).
 
     Introduced in Chapter 1.
     """

@@ -16,17 +16,14 @@ PAD = -100   # the label of a padded position (what F.cross_entropy ignores by d
 
 
 def t(values, dtype=I64) -> torch.Tensor:
-    """A tensor of ``values``, int64 unless ``dtype`` says otherwise."""
     return torch.tensor(values, dtype=dtype)
 
 
 def f(values) -> torch.Tensor:
-    """A float32 tensor of ``values``."""
     return torch.tensor(values, dtype=F32)
 
 
 def b(values) -> torch.Tensor:
-    """A bool tensor of ``values``."""
     return torch.tensor(values, dtype=torch.bool)
 
 
@@ -126,12 +123,10 @@ def distinct_rows(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
 
 
 def logp(logits: torch.Tensor) -> torch.Tensor:
-    """``logits.log_softmax(-1)``: the log-probabilities the chapters' answers pick from."""
     return logits.log_softmax(-1)
 
 
 def pick(x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """``x[..., ids]`` per position: ``x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)``."""
     return x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
 
 

@@ -1,8 +1,5 @@
-"""Chapter 5 exercises, easy to hard: one-hot targets, a histogram per row, un-pruning patches,
-undoing MAE's shuffle, the gradient of a gather (a scatter-add), a k-means update (a segment mean
-that must not count the old centroid) and a bug to find (a segment max that counts the canvas's
-zeros). Duplicate indices where they show a mistake, a batch of one, sizes that differ.
-"""
+"""Chapter 5 exercises, easy to hard: duplicate indices where they show a mistake, a batch of
+one, sizes that differ."""
 from __future__ import annotations
 
 import torch
