@@ -150,9 +150,8 @@ def figure(result: CheckResult) -> "Figure | None":
     if not isinstance(result, CheckResult):
         raise TypeError(_messages.text(resolve(None), "error.figure", what=type(result).__name__))
     e, g = result.expected, result.got
-    if result.kind not in ("shape", "values") or not isinstance(e, torch.Tensor) or not isinstance(g, torch.Tensor):
-        return None
-    if e.ndim > 3 or g.ndim > 3 or e.numel() == 0 or g.numel() == 0:
+    drawable = all(isinstance(t, torch.Tensor) and t.ndim <= 3 and t.numel() > 0 for t in (e, g))
+    if result.kind not in ("shape", "values") or not drawable:
         return None
     from gatherbook.figures.grid import draw_tensors
 

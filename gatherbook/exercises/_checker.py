@@ -547,9 +547,7 @@ class _Run:
 
         def same(a: _Outcome, b: _Outcome) -> bool:
             return _same(a.out, b.out, ex.rtol, ex.atol) and (
-                not grad or (a.grads is not None and b.grads is not None and len(a.grads) == len(b.grads)
-                             and all(not _differing(x, y, ex.rtol, max(ex.atol, 1e-5)).any()
-                                     for x, y in zip(a.grads, b.grads))))
+                not grad or (a.grads is not None and _same(a.grads, b.grads, ex.rtol, max(ex.atol, 1e-5))))
 
         for m in ex.mistakes:
             if all(same(self.outcome(m.fn, j, grad), self.outcome(self.fn, j, grad)) for j in range(1, self.n + 1)) \
@@ -663,6 +661,4 @@ def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
             result = CheckResult(ex.name, "timeout", job.n, job.k, facts={"limit": ex.time_limit},
                                  inputs=job.cases[job.k - 1] if job.k else None)
     lines = printed.getvalue().splitlines()
-    if lines:
-        result = replace(result, printed=tuple(lines[:PRINTED_LINES]), n_printed=len(lines))
-    return result
+    return replace(result, printed=tuple(lines[:PRINTED_LINES]), n_printed=len(lines))

@@ -152,8 +152,4 @@ def from_sizes(*ranges: tuple[int, int], inputs):
     """A ``random_case(g)``: two different sizes in ``ranges[0]`` (a wrong dim cannot
     pass), one size in each further ``(lo, hi)``, then the case ``inputs(g, *sizes)``."""
     (lo, hi), *more = ranges
-
-    def random_case(g: torch.Generator):
-        return inputs(g, *distinct(g, lo, hi), *(between(g, a, c) for a, c in more))
-
-    return random_case
+    return lambda g: inputs(g, *distinct(g, lo, hi), *(between(g, a, c) for a, c in more))

@@ -101,9 +101,8 @@ def _bins(x, edges):
 def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
     """``out[b][k]``: how many values of row b fall in bin k = ``floor(v * bins)``. x: (B, N) in
     [0, 1); edges: ``torch.linspace(0, 1, bins + 1)``. Returns (B, bins) int64."""
-    bins = edges.numel() - 1
-    b = (x * bins).long()
-    return torch.zeros(x.shape[0], bins, dtype=I64, device=x.device).scatter_add_(1, b, torch.ones_like(b))
+    b = _bins(x, edges)
+    return _counts(x, edges).scatter_add_(1, b, torch.ones_like(b))
 
 
 # 3. un-pruning: put processed patches back
