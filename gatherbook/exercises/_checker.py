@@ -546,8 +546,8 @@ class _Run:
         ex = self.ex
 
         def same(a: _Outcome, b: _Outcome) -> bool:
-            return _same(a.out, b.out, ex.rtol, ex.atol) and (
-                not grad or (a.grads is not None and _same(a.grads, b.grads, ex.rtol, max(ex.atol, 1e-5))))
+            return _same(a.out, b.out, ex.rtol, ex.atol) and (not grad or (
+                a.grads is not None and _same(a.grads, b.grads, ex.rtol, max(ex.atol, 1e-5))))
 
         for m in ex.mistakes:
             if all(same(self.outcome(m.fn, j, grad), self.outcome(self.fn, j, grad)) for j in range(1, self.n + 1)) \

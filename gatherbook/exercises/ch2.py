@@ -80,7 +80,7 @@ def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Te
 @exercise(
     title={"en": "Log-probabilities of K candidate tokens", "zh": "K 个候选词元的对数概率"},
     edge_cases=[
-        (logits(rng(1), 2, 3, 5),                                                      # B > 1, K == 2
+        (logits(rng(1), 2, 3, 5),                                                    # B > 1, K == 2
          t([[[4, 0], [1, 1], [2, 3]], [[0, 4], [3, 2], [1, 0]]])),
         (logits(rng(2), 1, 4, 6), t([[[0, 5, 2], [1, 1, 3], [4, 0, 2], [5, 3, 1]]])),  # B == 1, K == 3
         (logits(rng(3), 3, 2, 4), t([[[3], [0]], [[1], [2]], [[2], [2]]])),            # K == 1
