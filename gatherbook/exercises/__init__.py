@@ -72,12 +72,8 @@ def names() -> list[str]:
 
 
 def get(name: str, *, lang: str | None = None) -> Exercise:
-    """The :class:`Exercise` called ``name``.
-
-    Raises:
-        ValueError: no exercise has that name (the message, in ``lang``, lists the valid names
-            and the closest).
-    """
+    """The :class:`Exercise` called ``name``; for a name that is none, a ValueError whose
+    message (in ``lang``) lists the valid names and the closest."""
     reg = _load()
     if isinstance(name, str) and name in reg:
         return reg[name]
@@ -154,9 +150,8 @@ def figure(result: CheckResult) -> "Figure | None":
     if not isinstance(result, CheckResult):
         raise TypeError(_messages.text(resolve(None), "error.figure", what=type(result).__name__))
     e, g = result.expected, result.got
-    if result.kind not in ("shape", "values") or not isinstance(e, torch.Tensor) or not isinstance(g, torch.Tensor):
-        return None
-    if e.ndim > 3 or g.ndim > 3 or e.numel() == 0 or g.numel() == 0:
+    drawable = all(isinstance(t, torch.Tensor) and t.ndim <= 3 and t.numel() > 0 for t in (e, g))
+    if result.kind not in ("shape", "values") or not drawable:
         return None
     from gatherbook.figures.grid import draw_tensors
 
@@ -191,10 +186,7 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
     picture of expected vs got. A function whose body is still the stub's ``raise
     NotImplementedError`` is reported as not attempted. Never raises for a wrong answer (the
     notebook keeps running); returns ``None``. :func:`run_check` returns the result instead.
-
-    Raises:
-        ValueError: ``name`` is not an exercise (the message lists the valid names).
-        TypeError: ``fn`` is not callable.
+    Raises what :func:`run_check` raises (``name`` not an exercise, ``fn`` not callable).
 
     Introduced in Chapter 1.
     """

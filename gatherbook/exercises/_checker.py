@@ -26,9 +26,6 @@ from gatherbook.exercises._messages import scalar, shape, type_name
 
 Case = tuple  # the positional arguments of one call
 
-#: The kinds of failure, in the order they are looked for.
-KINDS = ("exception", "device", "mutated_input", "type", "shape", "dtype", "values", "aliased",
-         "no_grad", "has_grad", "grad", "second_call", "not_chunked", "rule")
 #: Faults of an answer whose values may be right; a declared mistake with the same fault is named.
 FAULTS = ("mutated_input", "aliased", "no_grad", "has_grad")
 
@@ -51,7 +48,7 @@ class Mistake:
 @dataclass(frozen=True)
 class Wrong:
     """A planted wrong answer that must be rejected with ``hint`` (a :class:`Mistake` key,
-    ``"generic.<what>"`` or ``None``) and, unless ``None``, failure ``kind`` (:data:`KINDS`).
+    ``"generic.<what>"`` or ``None``) and, unless ``None``, failure ``kind`` (API.md lists them).
     ``why``: what the answer does, for whoever reads the declaration."""
 
     fn: Callable[..., Any]
@@ -137,7 +134,7 @@ class CheckResult:
 
     ``status``: ``"passed"``, ``"failed"`` (a wrong result), ``"raised"``, ``"not_attempted"``
     (the stub's own ``raise NotImplementedError``) or ``"timeout"``. For a failure: ``case``
-    (1-based), ``kind`` (:data:`KINDS`), ``facts`` (the mismatch), ``hint_key`` (a
+    (1-based), ``kind`` (API.md lists them), ``facts`` (the mismatch), ``hint_key`` (a
     :class:`Mistake` key or ``"generic.<what>"``) and ``hint_params``; ``inputs``, ``expected``
     and ``got`` of that case, ``differs`` (where the values differ). ``printed``/``n_printed``:
     the first lines the answer printed, and how many it printed in all.
@@ -179,8 +176,7 @@ class CheckResult:
                 f"({self.kind}, hint={self.hint_key})>")
 
 
-# --------------------------------------------------------------------------------------------
-# calling a function on a case
+# --- calling a function on a case -------------------------------------------------------------
 
 @dataclass(frozen=True)
 class _Raised:
@@ -319,8 +315,7 @@ def _differing(expected: torch.Tensor, got: torch.Tensor, rtol: float, atol: flo
     return got != expected
 
 
-# --------------------------------------------------------------------------------------------
-# what differs, and which hint fits the evidence
+# --- what differs, and which hint fits the evidence -------------------------------------------
 
 def _compare(ex: Exercise, expected: Any, got: Any) -> tuple[str | None, dict, torch.Tensor | None]:
     """``(kind, facts, differs)`` of the first difference between ``got`` and ``expected``."""
@@ -370,8 +365,7 @@ def _generic_hint(expected: Any, got: Any) -> tuple[str | None, dict]:
     return None, {}
 
 
-# --------------------------------------------------------------------------------------------
-# the probes: another device, and the rows each operation receives
+# --- the probes: another device, and the rows each operation receives -------------------------
 
 _DEVICE_ERRORS = ("is not on the expected device", "Expected all tensors to be on the same device",
                   "found at least two devices", "expected to be in the same device")
@@ -469,8 +463,7 @@ def _rows_seen(fn: Callable[..., Any], case: Case) -> int | None:
     return counter.rows
 
 
-# --------------------------------------------------------------------------------------------
-# running an exercise
+# --- running an exercise ----------------------------------------------------------------------
 
 class _TimeUp(BaseException):
     """Raised into a check that ran past its time limit (not an Exception: answers cannot catch it)."""
@@ -553,10 +546,8 @@ class _Run:
         ex = self.ex
 
         def same(a: _Outcome, b: _Outcome) -> bool:
-            return _same(a.out, b.out, ex.rtol, ex.atol) and (
-                not grad or (a.grads is not None and b.grads is not None and len(a.grads) == len(b.grads)
-                             and all(not _differing(x, y, ex.rtol, max(ex.atol, 1e-5)).any()
-                                     for x, y in zip(a.grads, b.grads))))
+            return _same(a.out, b.out, ex.rtol, ex.atol) and (not grad or (
+                a.grads is not None and _same(a.grads, b.grads, ex.rtol, max(ex.atol, 1e-5))))
 
         for m in ex.mistakes:
             if all(same(self.outcome(m.fn, j, grad), self.outcome(self.fn, j, grad)) for j in range(1, self.n + 1)) \
@@ -564,10 +555,14 @@ class _Run:
                 return m.key
         return None
 
-    def failure(self, k: int, expected: Any, got: _Outcome, kind: str, facts: dict,
-                differs: torch.Tensor | None = None) -> CheckResult:
-        """The record of case ``k`` failing with ``kind``, with the hint the evidence supports."""
+    def failure(self, k: int, kind: str, facts: dict, differs: torch.Tensor | None = None,
+                expected: Any = None, got: _Outcome | None = None) -> CheckResult:
+        """The record of case ``k`` failing with ``kind``, with the hint the evidence supports;
+        ``expected`` and ``got``: the reference's and the reader's outcomes there, unless given."""
         ex, params = self.ex, {}
+        if got is None:
+            got = self.outcome(self.fn, k, ex.grad)
+            expected = self.outcome(ex.reference, k, ex.grad).out
         if kind in ("exception", "type", "shape", "dtype", "values"):  # the output itself is wrong
             hint_key = self.named_mistake()
             if hint_key is None and kind != "exception":
@@ -599,33 +594,30 @@ class _Run:
         if isinstance(ref.out, _Raised):  # a bug in the book, not in the reader's answer
             raise RuntimeError(f"the reference of {ex.name} raised on case {k}: {ref.out.type_name}: {ref.out.text}")
         got = self.outcome(self.fn, k, ex.grad)
-
-        def fail(kind: str, facts: dict, differs: torch.Tensor | None = None) -> CheckResult:
-            return self.failure(k, ref.out, got, kind, facts, differs)
-
         if isinstance(got.out, _Raised):
             if got.out.stub and k == 1:
                 return CheckResult(ex.name, "not_attempted", self.n)
             text = got.out.text if len(got.out.text) <= 600 else got.out.text[:600] + " ..."
-            return fail("exception", {"type": got.out.type_name, "text": text})
+            return self.failure(k, "exception", {"type": got.out.type_name, "text": text})
         if got.device:
-            return fail("device", {"how": "returned", "got": got.device})
+            return self.failure(k, "device", {"how": "returned", "got": got.device})
         if got.mutated:
-            return fail("mutated_input", {"arg": got.mutated})
+            return self.failure(k, "mutated_input", {"arg": got.mutated})
         kind, facts, differs = _compare(ex, ref.out, got.out)
         if kind == "type" and (rule := self.broken_rule(k)):  # `.numpy()`, `.item()`: name the call
-            return fail("rule", rule)
+            return self.failure(k, "rule", rule)
         if kind:
-            return fail(kind, facts, differs)
+            return self.failure(k, kind, facts, differs)
         fault = self.fault(got, k)
         if fault:
-            return fail(fault, {"arg": got.aliased} if fault == "aliased" else {})
+            return self.failure(k, fault, {"arg": got.aliased} if fault == "aliased" else {})
         floats = [n for n, a in zip(ex.args, self.cases[k - 1])
                   if _is_float(a) and (ex.grad_args is None or n in ex.grad_args)]
         for name, e, g in zip(floats, ref.grads or (), got.grads or ()):
             diff = _differing(e, g, ex.rtol, max(ex.atol, 1e-5))
             if diff.any():
-                return fail("grad", {"arg": name, "n_diff": int(diff.sum()), "n": diff.numel()})
+                return self.failure(k, "grad", {"arg": name, "n_diff": int(diff.sum()),
+                                                "n": diff.numel()})
         return None
 
     def check(self) -> CheckResult:
@@ -642,21 +634,20 @@ class _Run:
             args = _copy(self.cases[self.k - 1])
             first, second = (_call(lambda *_: fn(*args), (), ()) for _ in range(2))  # fn(*args) twice
             if not _same(second.out, first.out, ex.rtol, ex.atol):
-                return self.failure(self.k, first.out, second, "second_call", {})
+                return self.failure(self.k, "second_call", {}, expected=first.out, got=second)
         self.k = 1
         if _on_meta(ex.reference, self.cases[0]) is None:  # the probe only counts where the reference works
             found = _on_meta(fn, self.cases[0])
             if found and found["how"] != "other":
-                return self.failure(1, self.outcome(ex.reference, 1).out, self.outcome(fn, 1), "device", found)
+                return self.failure(1, "device", found)
         for self.k in range(1, self.n + 1):
             if ex.chunk_rows:
                 rows = _rows_seen(fn, self.cases[self.k - 1])
                 if rows is not None and rows > ex.chunk_rows:
-                    return self.failure(self.k, self.outcome(ex.reference, self.k).out, self.outcome(fn, self.k),
-                                        "not_chunked", {"rows": rows, "limit": ex.chunk_rows, "arg": ex.args[0]})
+                    facts = {"rows": rows, "limit": ex.chunk_rows, "arg": ex.args[0]}
+                    return self.failure(self.k, "not_chunked", facts)
             if rule := self.broken_rule(self.k):
-                return self.failure(self.k, self.outcome(ex.reference, self.k).out, self.outcome(fn, self.k),
-                                    "rule", rule)
+                return self.failure(self.k, "rule", rule)
         return CheckResult(ex.name, "passed", self.n)
 
 
@@ -670,6 +661,4 @@ def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
             result = CheckResult(ex.name, "timeout", job.n, job.k, facts={"limit": ex.time_limit},
                                  inputs=job.cases[job.k - 1] if job.k else None)
     lines = printed.getvalue().splitlines()
-    if lines:
-        result = replace(result, printed=tuple(lines[:PRINTED_LINES]), n_printed=len(lines))
-    return result
+    return replace(result, printed=tuple(lines[:PRINTED_LINES]), n_printed=len(lines))

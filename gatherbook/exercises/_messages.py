@@ -41,7 +41,6 @@ MESSAGES: dict[str, tuple[str, ...]] = {
     "likely": ("likely mistake: ", "可能的错误："),
     "sep": (": ", "："),
     "tensor": ("shape {shape}, {dtype}", "形状 {shape}，{dtype}"),
-    "on_device": (", {device}", "，{device}"),
     "kind.type": ("type: expected a torch.Tensor, got {got}",
                   "类型不对：应为 torch.Tensor，实际为 {got}"),
     "kind.shape": ("shape: expected {expected}, got {got}",
@@ -179,22 +178,15 @@ def text(lang: str, key: str, **params: Any) -> str:
     return MESSAGES[key][LANGUAGES.index(lang)].format(**params)
 
 
-# --------------------------------------------------------------------------------------------
-# numbers and shapes are written the same way in every language
+# --- numbers and shapes are written the same way in every language ----------------------------
 
 def shape(t: torch.Tensor) -> str:
     """``(3, 5)``, ``(5,)``, ``()``: a shape written as a Python tuple."""
     return str(tuple(t.shape))
 
 
-def _dtype(t: torch.Tensor) -> str:
-    return str(t.dtype).removeprefix("torch.")
-
-
 def scalar(v: Any) -> str:
     """A number as feedback prints it: floats with at most four decimals."""
-    if isinstance(v, bool):
-        return str(v)
     if isinstance(v, float):
         s = f"{v:.4f}".rstrip("0")
         return s + "0" if s.endswith(".") else s
@@ -231,10 +223,8 @@ def _describe(label: str, v: Any, lang: str, indent: str = "  ") -> list[str]:
     """A header line ``label: shape (3, 5), int64`` and, for a small tensor, its values."""
     sep = text(lang, "sep")
     if isinstance(v, torch.Tensor):
-        head = f"{indent}{label}{sep}" + text(lang, "tensor", shape=shape(v), dtype=_dtype(v))
-        if v.device.type != "cpu":
-            head += text(lang, "on_device", device=v.device)
-        lines = [head]
+        dtype = str(v.dtype).removeprefix("torch.")
+        lines = [f"{indent}{label}{sep}" + text(lang, "tensor", shape=shape(v), dtype=dtype)]
         if 0 < v.numel() <= PRINT_LIMIT and v.layout == torch.strided:
             lines += _values(v, indent + "    ")
         return lines
@@ -260,27 +250,19 @@ def _kind_line(kind: str, facts: Mapping[str, Any], lang: str, kind_text: str | 
 def render(result, args: tuple[str, ...], hint: str | None, lang: str, kind_text: str | None = None) -> str:
     """The text of ``result`` in ``lang``; ``hint`` is the exercise's or the checker's hint, if any;
     what the answer printed during the check, summarised, comes first."""
-    head = []
-    if result.n_printed:
-        head = [text(lang, "printed", count=result.n_printed)] + ["  | " + line[:120] for line in result.printed]
-    return "\n".join(head + [_verdict(result, args, hint, lang, kind_text)])
-
-
-def _verdict(result, args: tuple[str, ...], hint: str | None, lang: str, kind_text: str | None) -> str:
-    name, n = result.name, result.n_cases
-    if result.status == "passed":
-        return text(lang, "passed", name=name, n=n)
-    if result.status == "not_attempted":
-        return text(lang, "not_attempted", name=name)
-    if result.status == "timeout":
-        return text(lang, "timeout", name=name, case=result.case, n=n, **result.facts)
-    lines = [text(lang, "failed", name=name, case=result.case, n=n),
-             _kind_line(result.kind, result.facts, lang, kind_text), text(lang, "input")]
-    for arg, value in zip(args, result.inputs):
+    r, lines = result, []
+    if r.n_printed:
+        lines = [text(lang, "printed", count=r.n_printed)] + ["  | " + s[:120] for s in r.printed]
+    if r.status in ("passed", "not_attempted", "timeout"):  # one sentence
+        return "\n".join(lines + [text(lang, r.status, name=r.name, n=r.n_cases, case=r.case,
+                                        **r.facts)])
+    lines += [text(lang, "failed", name=r.name, case=r.case, n=r.n_cases),
+              _kind_line(r.kind, r.facts, lang, kind_text), text(lang, "input")]
+    for arg, value in zip(args, r.inputs):
         lines += _describe(arg, value, lang)
-    lines += _describe(text(lang, "expected"), result.expected, lang, indent="")
-    if result.status != "raised":
-        lines += _describe(text(lang, "got"), result.got, lang, indent="")
+    lines += _describe(text(lang, "expected"), r.expected, lang, indent="")
+    if r.status != "raised":
+        lines += _describe(text(lang, "got"), r.got, lang, indent="")
     if hint:
         lines.append(text(lang, "likely") + hint)
     return "\n".join(lines)
@@ -290,9 +272,13 @@ def _verdict(result, args: tuple[str, ...], hint: str | None, lang: str, kind_te
 WIDTH = 88
 
 
+def _wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in "WF"
+
+
 def columns(text: str) -> int:
     """How many monospace columns ``text`` takes (a Chinese character takes two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return sum(2 if _wide(ch) else 1 for ch in text)
 
 
 #: full-width closing punctuation never starts a line, opening brackets never end one (kinsoku)
@@ -303,23 +289,13 @@ NO_LINE_END = set("（「『【《〈〔［｛“‘([{")
 def _pieces(line: str) -> list[str]:
     """``line`` cut where it may break: after a space and around every wide character, except
     before closing punctuation and after an opening bracket."""
-    pieces, word = [], ""
-    for ch in line:
-        if unicodedata.east_asian_width(ch) in "WF":
-            pieces += [word, ch] if word else [ch]
-            word = ""
-        else:
-            word += ch
-            if ch == " ":
-                pieces.append(word)
-                word = ""
-    pieces += [word] if word else []
     kept: list[str] = []
-    for piece in pieces:
-        if kept and (piece[0] in NO_LINE_START or kept[-1][-1] in NO_LINE_END):
-            kept[-1] += piece
+    for prev, ch in zip(" " + line, line):
+        breaks = prev == " " or _wide(prev) or _wide(ch)
+        if not kept or (breaks and ch not in NO_LINE_START and prev not in NO_LINE_END):
+            kept.append(ch)
         else:
-            kept.append(piece)
+            kept[-1] += ch
     return kept
 
 

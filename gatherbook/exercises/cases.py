@@ -16,17 +16,14 @@ PAD = -100   # the label of a padded position (what F.cross_entropy ignores by d
 
 
 def t(values, dtype=I64) -> torch.Tensor:
-    """A tensor of ``values``, int64 unless ``dtype`` says otherwise."""
     return torch.tensor(values, dtype=dtype)
 
 
 def f(values) -> torch.Tensor:
-    """A float32 tensor of ``values``."""
     return torch.tensor(values, dtype=F32)
 
 
 def b(values) -> torch.Tensor:
-    """A bool tensor of ``values``."""
     return torch.tensor(values, dtype=torch.bool)
 
 
@@ -126,12 +123,10 @@ def distinct_rows(g: torch.Generator, rows: int, n: int) -> torch.Tensor:
 
 
 def logp(logits: torch.Tensor) -> torch.Tensor:
-    """``logits.log_softmax(-1)``: the log-probabilities the chapters' answers pick from."""
     return logits.log_softmax(-1)
 
 
 def pick(x: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """``x[..., ids]`` per position: ``x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)``."""
     return x.gather(-1, ids.unsqueeze(-1)).squeeze(-1)
 
 
@@ -157,8 +152,4 @@ def from_sizes(*ranges: tuple[int, int], inputs):
     """A ``random_case(g)``: two different sizes in ``ranges[0]`` (a wrong dim cannot
     pass), one size in each further ``(lo, hi)``, then the case ``inputs(g, *sizes)``."""
     (lo, hi), *more = ranges
-
-    def random_case(g: torch.Generator):
-        return inputs(g, *distinct(g, lo, hi), *(between(g, a, c) for a, c in more))
-
-    return random_case
+    return lambda g: inputs(g, *distinct(g, lo, hi), *(between(g, a, c) for a, c in more))

@@ -280,8 +280,6 @@ def _gather_random(g):
 
 
 class _Calls(TorchFunctionMode):
-    """Records the name of every torch function an answer calls."""
-
     def __init__(self):
         super().__init__()
         self.names: set[str] = set()

@@ -1,8 +1,5 @@
-"""Chapter 2 exercises, easy to hard: the PPO/GRPO ratio, the log-probs of K candidates, log-probs
-at a sampling temperature, a padded log-likelihood with its mask off by one (find the bug), the
-completion only, and log-probs four rows at a time. Logits have one decimal and B != L; B == 1,
-size-1 dims and a logit of -200 (underflows in float32) come early; sums over positions start with B > 1.
-"""
+"""Chapter 2 exercises, easy to hard. Logits have one decimal and B != L; B == 1, size-1 dims and a
+logit of -200 (underflows in float32) come early; sums over positions start with B > 1."""
 from __future__ import annotations
 
 import torch
@@ -13,10 +10,6 @@ from gatherbook.exercises.cases import (ATOL, PAD, between, distinct, from_sizes
                                         log_probs, logits, logp, padded_labels, pick,
                                         rng, t, with_value)
 from gatherbook.logprobs import token_logprobs
-
-
-def _logits(seed: int, *shape: int) -> torch.Tensor:
-    return logits(rng(seed), *shape)
 
 
 def _underflow(case: tuple, b: int, t: int) -> tuple:
@@ -78,10 +71,8 @@ def _ratio(g: torch.Generator, B: int, T: int) -> tuple:  # new and old log-prob
     ],
 )
 def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Tensor:
-    """The per-token ratio ``pi_new / pi_old`` from log-probs: ``exp(new_logp - old_logp)``.
-
-    new_logp, old_logp: (B, T) float32 token log-probs (<= 0). Returns (B, T) float32.
-    """
+    """The per-token ratio ``pi_new / pi_old``. new_logp, old_logp: (B, T) float32 token
+    log-probs (<= 0). Returns (B, T) float32."""
     return torch.exp(new_logp - old_logp)
 
 
@@ -89,12 +80,13 @@ def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Te
 @exercise(
     title={"en": "Log-probabilities of K candidate tokens", "zh": "K 个候选词元的对数概率"},
     edge_cases=[
-        (_logits(1, 2, 3, 5), t([[[4, 0], [1, 1], [2, 3]], [[0, 4], [3, 2], [1, 0]]])),  # B > 1, K == 2
-        (_logits(2, 1, 4, 6), t([[[0, 5, 2], [1, 1, 3], [4, 0, 2], [5, 3, 1]]])),       # B == 1, K == 3
-        (_logits(3, 3, 2, 4), t([[[3], [0]], [[1], [2]], [[2], [2]]])),                 # K == 1
-        (with_value(_logits(4, 2, 2, 4), (0, 1, 3), -200.0),                            # softmax underflows
-         t([[[0, 1], [3, 2]], [[1, 1], [2, 0]]])),                                      # ... and is read
-        (_logits(5, 3, 1, 5), t([[[1, 2]], [[0, 0]], [[3, 2]]])),      # L == 1, B > 1; ids < V - 1
+        (logits(rng(1), 2, 3, 5),                                                    # B > 1, K == 2
+         t([[[4, 0], [1, 1], [2, 3]], [[0, 4], [3, 2], [1, 0]]])),
+        (logits(rng(2), 1, 4, 6), t([[[0, 5, 2], [1, 1, 3], [4, 0, 2], [5, 3, 1]]])),  # B == 1, K == 3
+        (logits(rng(3), 3, 2, 4), t([[[3], [0]], [[1], [2]], [[2], [2]]])),            # K == 1
+        (with_value(logits(rng(4), 2, 2, 4), (0, 1, 3), -200.0),                       # softmax underflows
+         t([[[0, 1], [3, 2]], [[1, 1], [2, 0]]])),                                 # ... and is read
+        (logits(rng(5), 3, 1, 5), t([[[1, 2]], [[0, 0]], [[3, 2]]])),  # L == 1, B > 1; ids < V - 1
     ],
     random_case=from_sizes((1, 5), (2, 8), inputs=lambda g, B, L, V: (
         logits(g, B, L, V), ints(g, V, B, L, between(g, 1, V)))),
@@ -120,17 +112,14 @@ def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Te
     ],
 )
 def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
-    """The log-probabilities of K candidate tokens at every position.
-
-    ``out[b][t][k] = log_softmax(logits[b][t])[candidates[b][t][k]]``.
-    logits: (B, L, V) float32; candidates: (B, L, K) int64 in [0, V). Returns (B, L, K) float32.
-    """
+    """``out[b][t][k] = log_softmax(logits[b][t])[candidates[b][t][k]]``. logits: (B, L, V)
+    float32; candidates: (B, L, K) int64 in [0, V). Returns (B, L, K) float32."""
     return logits.log_softmax(-1).gather(-1, candidates)
 
 
 # 3. next-token log-probs at a sampling temperature
 def _tempered(seed: int, B: int, L: int, V: int, T: float) -> tuple:
-    return _logits(seed, B, L, V), ints(rng(seed + 1), V, B, L), T
+    return logits(rng(seed), B, L, V), ints(rng(seed + 1), V, B, L), T
 
 
 @exercise(
@@ -169,11 +158,8 @@ def _tempered(seed: int, B: int, L: int, V: int, T: float) -> tuple:
     ],
 )
 def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Next-token log-probs under the distribution a sampler at ``temperature`` draws from.
-
-    ``out[b][t] = log_softmax(logits[b][t] / temperature)[ids[b][t + 1]]``. logits: (B, L, V)
-    float32; ids: (B, L) int64 in [0, V), L >= 2; temperature: a float > 0. Returns (B, L - 1).
-    """
+    """``out[b][t] = log_softmax(logits[b][t] / temperature)[ids[b][t + 1]]``. logits: (B, L, V)
+    float32; ids: (B, L) int64 in [0, V), L >= 2; temperature: a float > 0. Returns (B, L - 1)."""
     return pick(logp(logits[:, :-1] / temperature), ids[:, 1:])
 
 
@@ -196,15 +182,15 @@ def _sequence_random(g: torch.Generator):
     title={"en": "Find the bug: a sequence log-likelihood with padding", "zh": "找出错误：带填充的序列对数似然"},
     bug="mask_not_shifted",
     edge_cases=[
-        (_logits(22, 2, 5, 4), t([[1, 3, PAD, PAD, PAD], [0, 2, 2, 1, 3]])),     # B > 1 first
-        (_logits(21, 1, 4, 5), t([[2, 0, 4, 3]])),                               # B == 1, no padding
-        (_logits(23, 3, 6, 6), t([[5, 1, 0, 2, PAD, PAD], [3, PAD, PAD, PAD, PAD, PAD],
-                                  [0, 1, 2, 3, 4, 5]])),                         # a row with nothing to score
-        (_logits(24, 2, 3, 7), t([[6, 6, 6], [2, PAD, PAD]])),
-        (_logits(25, 3, 2, 4), t([[1, 2], [0, PAD], [3, 3]])),                  # L == 2, B > 1
-        _underflow((_logits(26, 2, 4, 5), t([[4, 1, 3, PAD], [0, 2, 2, 1]])), 0, 2),
-        (with_value(_logits(27, 2, 4, 5), (0, 1, 0), float("-inf")),             # the dummy id 0 at a padded
-         t([[4, 1, PAD, PAD], [0, 2, 2, 1]])),                                   # target has log-prob -inf
+        (logits(rng(22), 2, 5, 4), t([[1, 3, PAD, PAD, PAD], [0, 2, 2, 1, 3]])),  # B > 1 first
+        (logits(rng(21), 1, 4, 5), t([[2, 0, 4, 3]])),                          # B == 1, no padding
+        (logits(rng(23), 3, 6, 6), t([[5, 1, 0, 2, PAD, PAD], [3, PAD, PAD, PAD, PAD, PAD],
+                                       [0, 1, 2, 3, 4, 5]])),  # a row with nothing to score
+        (logits(rng(24), 2, 3, 7), t([[6, 6, 6], [2, PAD, PAD]])),
+        (logits(rng(25), 3, 2, 4), t([[1, 2], [0, PAD], [3, 3]])),             # L == 2, B > 1
+        _underflow((logits(rng(26), 2, 4, 5), t([[4, 1, 3, PAD], [0, 2, 2, 1]])), 0, 2),
+        (with_value(logits(rng(27), 2, 4, 5), (0, 1, 0), float("-inf")),        # the dummy id 0 at a padded
+         t([[4, 1, PAD, PAD], [0, 2, 2, 1]])),                              # target has log-prob -inf
     ],
     random_case=_sequence_random, seed=203, grad="same", atol=ATOL,
     right=[
@@ -241,11 +227,9 @@ def _sequence_random(g: torch.Generator):
     ],
 )
 def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Log-likelihood of each sequence: the sum of its next-token log-probs, padding excluded.
-
-    logits: (B, L, V) float32; labels: (B, L) int64, token ids in [0, V) or -100 (padding, at the
-    end of a row). Position t + 1 is scored by ``logits[:, t]`` when ``labels[:, t + 1] != -100``.
-    Returns (B,) float32."""
+    """Each sequence's sum of next-token log-probs, padding excluded. logits: (B, L, V) float32;
+    labels: (B, L) int64 in [0, V) or -100 (padding, at the end of a row); ``logits[:, t]`` scores
+    position t + 1. Returns (B,) float32."""
     targets = labels[:, 1:]
     mask = targets != PAD
     logp = logits[:, :-1].log_softmax(-1).gather(-1, targets.masked_fill(~mask, 0).unsqueeze(-1)).squeeze(-1)
@@ -279,12 +263,12 @@ def _completion_random(g: torch.Generator):
 
 @exercise(title={"en": "Score only the completion", "zh": "只给补全部分打分"},
     edge_cases=[
-        _completion_case(_logits(32, 2, 7, 4), [3, 1], [5, 7]),           # B > 1 first
-        _completion_case(_logits(31, 1, 6, 5), [2], [5]),                 # B == 1, one padding
-        _completion_case(_logits(33, 3, 5, 6), [4, 1, 2], [5, 2, 3]),      # one-token completions
-        _completion_case(_logits(34, 2, 8, 3), [2, 5], [6, 8]),
-        _completion_case(_logits(35, 3, 2, 4), [1, 1, 1], [2, 2, 2]),     # L == 2, B > 1
-        _underflow(_completion_case(_logits(36, 2, 5, 4), [2, 1], [5, 4]), 0, 3),
+        _completion_case(logits(rng(32), 2, 7, 4), [3, 1], [5, 7]),      # B > 1 first
+        _completion_case(logits(rng(31), 1, 6, 5), [2], [5]),            # B == 1, one padding
+        _completion_case(logits(rng(33), 3, 5, 6), [4, 1, 2], [5, 2, 3]),  # one-token completions
+        _completion_case(logits(rng(34), 2, 8, 3), [2, 5], [6, 8]),
+        _completion_case(logits(rng(35), 3, 2, 4), [1, 1, 1], [2, 2, 2]),  # L == 2, B > 1
+        _underflow(_completion_case(logits(rng(36), 2, 5, 4), [2, 1], [5, 4]), 0, 3),
     ],
     random_case=_completion_random, seed=204, grad="same", atol=ATOL,
     right=[
@@ -324,12 +308,9 @@ def _completion_random(g: torch.Generator):
 )
 def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
                        length: torch.Tensor) -> torch.Tensor:
-    """Log-likelihood of the completion only: tokens at positions ``prompt_len[b] <= t < length[b]``.
-
-    logits: (B, L, V) float32; ids: (B, L) int64 in [0, V) (padding after ``length`` holds id 0);
-    prompt_len, length: (B,) int64 with ``1 <= prompt_len < length <= L``. Token t is scored by
-    ``logits[:, t - 1]``. Returns (B,) float32.
-    """
+    """Log-likelihood of the tokens t with ``prompt_len[b] <= t < length[b]``, each scored by
+    ``logits[:, t - 1]``. logits: (B, L, V) float32; ids: (B, L) int64 in [0, V) (id 0 after
+    ``length``); prompt_len, length: (B,) int64, ``1 <= prompt_len < length <= L``. Returns (B,)."""
     t = torch.arange(1, ids.shape[1], device=ids.device)  # the positions of the targets ids[:, 1:]
     mask = (t >= prompt_len[:, None]) & (t < length[:, None])
     logp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
@@ -349,7 +330,7 @@ def _chunk_case(g: torch.Generator, N: int, V: int) -> tuple:
 
 def _chunked_large(N: int, V: int, seed: int):
     """Logits x30, each row scoring its smallest: ``exp`` overflows, the probability underflows."""
-    x = _logits(seed, N, V) * 30
+    x = logits(rng(seed), N, V) * 30
     return x, x.argmin(-1)
 
 
@@ -401,8 +382,5 @@ def _into_preallocated(logits, ids):
 )
 def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     """``logits[n, ids[n]] - logsumexp(logits[n])``, 4 rows at a time (the temporaries of 4 rows).
-
-    logits: (N, V) float32; ids: (N,) int64 in [0, V). Returns (N,) float32, the same as
-    ``logits.log_softmax(-1).gather(-1, ids.unsqueeze(-1)).squeeze(-1)``.
-    """
+    logits: (N, V) float32; ids: (N,) int64 in [0, V). Returns (N,) float32."""
     return _by_4(lambda x, y: pick(x, y) - torch.logsumexp(x, dim=-1))(logits, ids)  # pick: gather, squeeze

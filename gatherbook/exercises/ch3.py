@@ -1,9 +1,7 @@
-"""Chapter 3 exercises, easy to hard: Q(s, a), log pi(a|s), DQN, Double DQN (find the bug), n-step.
-
-Cases: one-decimal values; B != A (a (B, B) broadcast cannot pass for (B,)); B == 1 (a bare
-``squeeze()`` bites); rows both terminated and truncated; Q-rows without ties; a logit of -200
-that underflows. Each target is written once in the graph (``_dqn``, ``_double``, ``_n_step``):
-the reference is its ``.detach()``, the graph version the wrong answer with a gradient."""
+"""Chapter 3 exercises, easy to hard. Cases: one-decimal values; B != A (a (B, B) broadcast cannot
+pass for (B,)); B == 1 (a bare ``squeeze()`` bites); rows both terminated and truncated; Q-rows
+without ties; a logit of -200 that underflows. Each target is written once in the graph (``_dqn``,
+``_double``, ``_n_step``): the reference is its ``.detach()``, the graph version a wrong answer."""
 from __future__ import annotations
 
 import torch
@@ -12,7 +10,7 @@ from torch.distributions import Categorical
 
 from gatherbook.exercises._checker import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import (ATOL, b, between, distinct, distinct_rows, f,
-                                        flags, floats, ints, pick, t)
+                                        flags, floats, from_sizes, ints, pick, t)
 
 _SQUEEZE = dict(
     en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
@@ -26,13 +24,11 @@ def _gamma(g: torch.Generator) -> torch.Tensor:
     return torch.tensor([0.9, 0.5, 0.99, 0.8][between(g, 0, 3)])
 
 
-def _q_and_actions(g: torch.Generator):
-    B, A = distinct(g, 1, 7)
-    return floats(g, B, A, scale=49), ints(g, A, B)
+_q_and_actions = from_sizes((1, 7), inputs=lambda g, B, A: (
+    floats(g, B, A, scale=49), ints(g, A, B)))
 
 
 def _bootstrap(reward, gamma, terminated, next_v):
-    """``reward + gamma * (1 - terminated) * next_v``: every target of the chapter ends so."""
     return reward + gamma * (1 - terminated.float()) * next_v
 
 

@@ -1,9 +1,7 @@
-"""Chapter 4 exercises, easy to hard: the top-k patches, a top-k in image order (find the bug),
-MAE's masking with the restore, EViT's selection and its fused token, a different k per image.
-
-Patches ``x[b][n][d]`` hold ``100*b + 10*n + d`` in the hand-written cases (a value says where it
-came from); scores within a row all differ (the top-k and every order are unique); B != N. Each
-selection is trained through: an answer cut out of the graph (``.detach()``, ``.data``) is wrong."""
+"""Chapter 4 exercises, easy to hard. Patches ``x[b][n][d]`` hold ``100*b + 10*n + d`` in the
+hand-written cases (a value says where it came from); scores within a row all differ (the top-k
+and every order are unique); B != N. Each selection is trained through: an answer cut out of the
+graph (``.detach()``, ``.data``) is wrong."""
 from __future__ import annotations
 
 import torch
@@ -23,21 +21,18 @@ _ONE_K = dict(
 
 
 def _cut_graph(name):
-    """The values of the reference called ``name`` (defined below its declaration: looked up
-    when called) with no gradient back into ``x`` (two ways to leave the graph)."""
-    def ref(*args):
-        return globals()[name](*args)
-    return [Wrong(lambda x, *rest: ref(x.detach(), *rest), "generic.no_grad", "no_grad"),
-            Wrong(lambda x, *rest: ref(x.data, *rest), "generic.no_grad", "no_grad")]
+    """The values of the reference called ``name`` (defined below: looked up when called), with
+    no gradient back into ``x``: two ways to leave the graph."""
+    return [Wrong(lambda x, *r: globals()[name](x.detach(), *r), "generic.no_grad", "no_grad"),
+            Wrong(lambda x, *r: globals()[name](x.data, *r), "generic.no_grad", "no_grad")]
 
 
 def _top(scores: torch.Tensor, k: int) -> torch.Tensor:
     return scores.topk(k, dim=1).indices  # (B, k), highest score first
 
 
-def _patches_and_scores(g: torch.Generator):
-    B, N = distinct(g, 1, 7)
-    return floats(g, B, N, between(g, 1, 5)), distinct_rows(g, B, N), between(g, 1, N)
+_patches_and_scores = from_sizes((1, 7), inputs=lambda g, B, N: (
+    floats(g, B, N, between(g, 1, 5)), distinct_rows(g, B, N), between(g, 1, N)))
 
 
 _TOPK_EDGES = [
@@ -221,7 +216,6 @@ def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.
 
 # 5. EViT: fuse the dropped tokens into one
 def _fused(x, cls_attn, k, weights=lambda w, dropped: torch.where(dropped, w, 0.0)):
-    """The sum of the tokens weighted by ``weights(cls_attn, dropped)``, (B, 1, D)."""
     dropped = torch.ones_like(cls_attn, dtype=torch.bool).scatter(1, _top(cls_attn, k), False)
     return (x * weights(cls_attn, dropped).unsqueeze(-1)).sum(dim=1, keepdim=True)
 

@@ -1,8 +1,5 @@
-"""Chapter 5 exercises, easy to hard: one-hot targets, a histogram per row, un-pruning patches,
-undoing MAE's shuffle, the gradient of a gather (a scatter-add), a k-means update (a segment mean
-that must not count the old centroid) and a bug to find (a segment max that counts the canvas's
-zeros). Duplicate indices where they show a mistake, a batch of one, sizes that differ.
-"""
+"""Chapter 5 exercises, easy to hard: duplicate indices where they show a mistake, a batch of
+one, sizes that differ."""
 from __future__ import annotations
 
 import torch
@@ -104,9 +101,8 @@ def _bins(x, edges):
 def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
     """``out[b][k]``: how many values of row b fall in bin k = ``floor(v * bins)``. x: (B, N) in
     [0, 1); edges: ``torch.linspace(0, 1, bins + 1)``. Returns (B, bins) int64."""
-    bins = edges.numel() - 1
-    b = (x * bins).long()
-    return torch.zeros(x.shape[0], bins, dtype=I64, device=x.device).scatter_add_(1, b, torch.ones_like(b))
+    b = _bins(x, edges)
+    return _counts(x, edges).scatter_add_(1, b, torch.ones_like(b))
 
 
 # 3. un-pruning: put processed patches back

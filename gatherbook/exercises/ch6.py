@@ -1,8 +1,6 @@
-"""Chapter 6 exercises: whole rows (an index expanded to the full width), each action value's error
-(``(B, 1)`` against ``(B,)``), label log-probs with ``-100`` padding (a dummy id *and* the mask; id 0
-is a token), and a bug to find: ``take_along_dim`` reads ``-100`` as the id ``-100 % V``. First dims
-differ from second ones (a wrong dim cannot pass), one case has a batch of one.
-"""
+"""Chapter 6 exercises. Their traps: ``(B, 1)`` against ``(B,)``; ``-100`` padding needs a dummy id
+*and* the mask (id 0 is a token); ``take_along_dim`` reads ``-100`` as the id ``-100 % V``. First
+dims differ from second ones (a wrong dim cannot pass), one case has a batch of one."""
 from __future__ import annotations
 
 from dataclasses import replace
