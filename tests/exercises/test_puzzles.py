@@ -101,7 +101,7 @@ def test_the_cases_include_the_edge_cases_that_bite(p, monkeypatch):
     """Size 1, B = 1, empty where legal, repeated values (an index, ties) and negative values."""
     cases = _drawn(p, monkeypatch)
     tensors = [[a for a in case if isinstance(a, torch.Tensor)] for case in cases]
-    assert len(cases) > len(p.edges) + 20
+    assert len(cases) >= len(p.edges) + p.n_examples, "hypothesis drew its whole budget"
     assert any(1 in a.shape for ts in tensors for a in ts), "a size-1 dim"
     assert any(ts[0].ndim and ts[0].shape[0] == 1 for ts in tensors), "a batch (first dim) of 1"
     if p.name not in NEVER_EMPTY:
@@ -113,6 +113,24 @@ def test_the_cases_include_the_edge_cases_that_bite(p, monkeypatch):
         assert any(a.numel() and a.dtype != torch.bool and bool((a < 0).any())
                    for ts in tensors for a in ts) or any(
             isinstance(a, (int, float)) and not isinstance(a, bool) and a < 0 for c in cases for a in c)
+
+
+PLANTED = [(p, w) for p in ALL for w in p.wrongs]
+
+
+@pytest.mark.parametrize("p, wrong", PLANTED, ids=[f"{p.name}-{w.key}" for p, w in PLANTED])
+def test_the_search_alone_finds_every_planted_mistake(p, wrong):
+    """Hypothesis's budget (``Puzzle.n_examples`` cases) is enough on its own: without the
+    hand-written edge cases it still finds a case on which each planted wrong answer fails, so
+    the search is a safety net for the mistakes nobody wrote an edge case for."""
+    from hypothesis import Phase, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    unshrunk = settings(_core._settings(p), phases=(Phase.explicit, Phase.generate))  # the same cases, faster
+    try:
+        find(p.cases(), lambda case: _core.fails(p, wrong.fn, case), settings=unshrunk)
+    except NoSuchExample:
+        pytest.fail(f"{p.name}: hypothesis's {p.n_examples} cases never catch {wrong.key}")
 
 
 def test_the_search_is_derandomised():
