@@ -354,3 +354,55 @@ def test_each_puzzle_is_a_heading_of_its_page_in_both_editions():
                          for m in re.finditer(r"^## (\d)\.(\d+) `(\w+)`$", "".join(c["source"]), re.M)]
         assert [name for _, _, name in headings] == IDS, lang
         assert [int(level) for level, _, _ in headings] == [p.level for p in ALL], lang
+
+
+def test_the_pages_hold_every_puzzle_once_in_ladder_order():
+    """Level 4 takes two pages (4a, 4b); no page is longer than level 1's eight puzzles."""
+    from gatherbook.puzzles._notebooks import PAGES, page_names
+    pages = [page_names(number) for number, *_ in PAGES]
+    assert [name for names in pages for name in names] == IDS
+    assert max(len(names) for names in pages) <= 8
+    for (number, stem, level, first), names in zip(PAGES, pages):
+        assert names[0] == first and {pz.get(n).level for n in names} == {level}
+        assert (ROOT / "notebooks" / "en" / f"{stem}.ipynb").is_file(), stem
+
+
+def _comments(source: str) -> list[str]:
+    import io
+    import tokenize
+    return [t.string.lstrip("#").strip() for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type == tokenize.COMMENT]
+
+
+def test_chinese_notebooks_comment_their_code_in_chinese():
+    """The zh practice notebooks' code cells comment in Chinese (code notation such as
+    ``(B, K) -> (B, K, D)`` stays as it is); every comment's words are used."""
+    import re
+
+    from gatherbook.puzzles._notebooks import WORDS_IN_COMMENT
+    from gatherbook.puzzles._texts import COMMENTS
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    english = []
+    for path in sorted((ROOT / "notebooks" / "zh").glob("08_practice*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                english += [(path.name, c) for c in _comments("".join(cell["source"]))
+                            if WORDS_IN_COMMENT.search(c) and not cjk.search(c)]
+    assert not english
+    from gatherbook.puzzles._notebooks import SETUP
+    used = {c for p in ALL for fn in (p.spec, p.solution) for c in _comments(pz.source(fn))}
+    used |= set(_comments(SETUP))
+    assert set(COMMENTS["zh"]) <= used, set(COMMENTS["zh"]) - used
+
+
+def test_a_translated_comment_past_88_columns_goes_above_its_line(monkeypatch):
+    from gatherbook.puzzles import _notebooks
+    from gatherbook.puzzles._texts import COMMENTS
+    monkeypatch.setitem(COMMENTS, "zh", {"short": "短", "long words": "很长的注释" * 8})
+    source = "def f(x):\n    y = x + 1  # short\n    return y * 2  # long words\n"
+    assert _notebooks.localized(source, "zh") == (
+        "def f(x):\n    y = x + 1  # 短\n    # " + "很长的注释" * 8 + "\n    return y * 2\n")
+    assert _notebooks.localized(source, "en") == source
+    with pytest.raises(KeyError, match="no zh words"):
+        _notebooks.localized("x = 1  # not translated yet\n", "zh")
