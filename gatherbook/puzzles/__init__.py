@@ -25,7 +25,7 @@ import torch
 from gatherbook.puzzles import level1, level2, level3, level4
 from gatherbook.puzzles._core import Puzzle, Wrong
 from gatherbook.puzzles._guard import Forbidden, GROUPS
-from gatherbook.puzzles._texts import LEVELS, PUZZLES as _WORDS, UI
+from gatherbook.puzzles._texts import PUZZLES as _WORDS, UI
 from gatherbook.runtime import resolve
 
 __all__ = ["PUZZLES", "Puzzle", "Wrong", "allowed", "board", "check", "get", "names",
@@ -196,11 +196,13 @@ def board(*, lang: str | None = None) -> None:
     ui = UI[lang]
     solved = sum(v == "solved" for v in _BOARD.values())
     tried = sum(v == "tried" for v in _BOARD.values())
+    from gatherbook.puzzles._notebooks import PAGES, page_names, page_title
+
     lines = [ui["board.title"].format(solved=solved, n=len(PUZZLES), tried=tried)]
-    for level in (1, 2, 3, 4):
-        lines.append(ui["board.level"].format(level=level) + f" · {LEVELS[lang][level]}")
+    for number, *_ in PAGES:  # page by page, as the table of contents lists them
+        lines.append(page_title(number, lang).replace(": ", " · ", 1).replace("：", " · ", 1))
         marks = {"solved": "✔", "tried": "✘"}
-        lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{n}" for n in names(level)))
+        lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{n}" for n in page_names(number)))
     lines.append(ui["board.legend"])
     print(_fit("\n".join(lines)))
 

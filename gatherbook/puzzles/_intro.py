@@ -3,7 +3,7 @@ tried as a learner would (wrong in several ways, then right), the ladder and the
 from __future__ import annotations
 
 from gatherbook import puzzles as pz
-from gatherbook.puzzles._texts import LEVELS, PUZZLES as WORDS
+from gatherbook.puzzles._texts import PUZZLES as WORDS
 
 TEXT = {
     "en": {
@@ -64,8 +64,7 @@ The board below shows what you have solved in this session: call `pz.board()` in
 notebook.""",
         "caption": "Worked example of `pick_per_row`: the inputs, and the target the loops compute.",
         "alt": "The inputs x and idx of pick_per_row and its target, drawn as grids with their numbers.",
-        "level_line": "{k}. {doc}: {names}.",
-        "level_label": "Practice {k}: {title}",
+        "level_line": "- {doc}: {names}.",
         "chapter": "Chapter {k}",
     },
     "zh": {
@@ -110,8 +109,7 @@ notebook.""",
 下面的进度表显示你在本次会话中已经解出的题目：在任何一个练习 notebook 里调用 `pz.board()` 即可。""",
         "caption": "`pick_per_row` 的示例：输入，以及循环算出的目标结果。",
         "alt": "pick_per_row 的输入 x、idx 与目标结果，画成标有数字的格子。",
-        "level_line": "{k}. {doc}：{names}。",
-        "level_label": "练习 {k}：{title}",
+        "level_line": "- {doc}：{names}。",
         "chapter": "第 {k} 章",
     },
 }
@@ -160,7 +158,8 @@ pz.check("pick_per_row", pick_per_row)''',
 
 
 def intro_cells(lang: str) -> list[dict]:
-    from gatherbook.puzzles._notebooks import FILES, SETUP, SETUP_COMMENT, code, md
+    from gatherbook.puzzles._notebooks import (PAGES, SETUP, SETUP_COMMENT, code, localized, md, page_names,
+                                               page_title)
 
     t = TEXT[lang]
 
@@ -168,34 +167,34 @@ def intro_cells(lang: str) -> list[dict]:
         return f"{{doc}}`{t['chapter'].format(k=k)} <{stem}>`"
 
     levels = []
-    for k in (1, 2, 3, 4):
-        label = t["level_label"].format(k=k, title=LEVELS[lang][k])
+    for number, stem, _, _ in PAGES:
         titles = ", ".join(f"{WORDS[lang][n]['title']} (`{n}`)" if lang == "en"
-                           else f"{WORDS[lang][n]['title']}（`{n}`）" for n in pz.names(k))
+                           else f"{WORDS[lang][n]['title']}（`{n}`）" for n in page_names(number))
         if lang == "zh":
             titles = titles.replace(", ", "、")
-        levels.append(t["level_line"].format(k=k, doc=f"{{doc}}`{label} <{FILES[k]}>`", names=titles))
+        doc = f"{{doc}}`{page_title(number, lang)} <{stem}>`"
+        levels.append(t["level_line"].format(doc=doc, names=titles))
     p = pz.get("pick_per_row")
     return [
         md(t["title"].format(n=len(pz.PUZZLES), ch1=ch(1, "01_gather_basics"), ch5=ch(5, "05_scatter"),
                              ch2=ch(2, "02_token_logprobs"), ch4=ch(4, "04_vision_patches"),
                              ch7=ch(7, "07_generation"))),
-        code(SETUP.format(lang=lang, comment=SETUP_COMMENT[lang])),
+        code(localized(SETUP.format(lang=lang, comment=SETUP_COMMENT[lang]), lang)),
         md(t["how"]),
-        code(pz.source(p.spec, "pick_per_row_spec")),
+        code(localized(pz.source(p.spec, "pick_per_row_spec"), lang)),
         md(t["picture"]),
         code('pz.show("pick_per_row");', mystnb={"figure": {"caption": t["caption"]},
                                                 "image": {"alt": t["alt"]}}),
         md(t["try"]),
-        code(TRIES["squeeze"], mystnb=FEEDBACK[lang]),
+        code(localized(TRIES["squeeze"], lang), mystnb=FEEDBACK[lang]),
         md(t["after_squeeze"]),
-        code(TRIES["take"]),
+        code(localized(TRIES["take"], lang)),
         md(t["after_take"]),
-        code(TRIES["loop"]),
+        code(localized(TRIES["loop"], lang)),
         md(t["after_loop"]),
-        code(TRIES["shrink"], mystnb=FEEDBACK[lang]),
+        code(localized(TRIES["shrink"], lang), mystnb=FEEDBACK[lang]),
         md(t["after_shrink"]),
-        code(TRIES["right"]),
+        code(localized(TRIES["right"], lang)),
         md(t["ladder"].format(levels="\n".join(levels))),
         code("pz.board()"),
     ]

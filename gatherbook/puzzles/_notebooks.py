@@ -9,17 +9,45 @@ Writing drops the stored outputs: execute the notebooks afterwards.
 """
 from __future__ import annotations
 
+import io
 import json
+import re
 import sys
+import tokenize
 import unicodedata
 from pathlib import Path
 
 from gatherbook import puzzles as pz
-from gatherbook.puzzles._texts import LEVELS, PUZZLES as WORDS, shapes
+from gatherbook.puzzles._texts import COMMENTS, LEVELS, PUZZLES as WORDS, shapes
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = {0: "08_practice", 1: "08_practice_1_warmup", 2: "08_practice_2_3d", 3: "08_practice_3_real",
-         4: "08_practice_4_scatter"}
+INTRO = "08_practice"
+#: the pages of the ladder: (number, file stem, level, the level's first puzzle on the page). Level
+#: 4's twelve puzzles take two pages (4a: scatter, counts and segments; 4b: ragged batches and
+#: Mixture of Experts), as long as the other levels' pages, so that each page runs within the
+#: book's notebook time.
+PAGES = [("1", "08_practice_1_warmup", 1, "pick_per_row"), ("2", "08_practice_2_3d", 2, "rows_of_batch"),
+         ("3", "08_practice_3_real", 3, "token_logprobs"), ("4a", "08_practice_4a_scatter", 4, "inverse_perm"),
+         ("4b", "08_practice_4b_ragged", 4, "ragged_to_padded")]
+#: a page's own title where it is not its level's (:data:`._texts.LEVELS`)
+PAGE_TITLES = {"en": {"4b": "Ragged batches and Mixture of Experts"},
+               "zh": {"4b": "变长序列与混合专家（MoE）"}}
+FILES = [INTRO] + [stem for _, stem, _, _ in PAGES]
+
+
+def page_names(number: str) -> list[str]:
+    """The puzzles of page ``number`` (``"1"`` ... ``"4b"``), in ladder order."""
+    k = next(i for i, page in enumerate(PAGES) if page[0] == number)
+    _, _, level, first = PAGES[k]
+    names = pz.names(level)
+    nxt = PAGES[k + 1] if k + 1 < len(PAGES) and PAGES[k + 1][2] == level else None
+    return names[names.index(first):names.index(nxt[3]) if nxt else None]
+
+
+def page_title(number: str, lang: str) -> str:
+    """``"Practice 4b: Ragged batches and Mixture of Experts"`` (``"练习 4b：..."``)."""
+    title = PAGE_TITLES[lang].get(number) or LEVELS[lang][int(number[0])]
+    return f"Practice {number}: {title}" if lang == "en" else f"练习 {number}：{title}"
 CHAPTERS = {
     "en": {"01_gather_basics": "Chapter 1", "02_token_logprobs": "Chapter 2",
            "03_rl_action_values": "Chapter 3", "04_vision_patches": "Chapter 4",
@@ -53,7 +81,7 @@ W = {
         "alt": "The inputs {args} of {name} and its target, drawn as grids with their numbers.",
         "spec_intro": "",
         "your_code": "your code here",
-        "level_title": "# Practice {level}: {title}",
+        "level_title": "# {title}",
         "level_intro": (
             "Each puzzle below gives its definition as plain Python loops (run them: they are the "
             "reference), a picture of a worked example, and a stub. Replace `raise "
@@ -77,7 +105,7 @@ W = {
         "alt": "{name} 的输入 {args} 与目标结果，画成标有数字的格子。",
         "spec_intro": "",
         "your_code": "在这里写你的代码",
-        "level_title": "# 练习 {level}：{title}",
+        "level_title": "# {title}",
         "level_intro": (
             "下面每道题都用普通的 Python 循环给出定义（可以直接运行：它就是参考答案），配一张示例图和一个函数框架。"
             "把 `raise NotImplementedError` 换成张量代码，再运行它下面的 `pz.check` 单元格。"
@@ -115,6 +143,39 @@ def _width(line: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
 
 
+#: a comment in words (two words in a row), which needs its words in every language
+WORDS_IN_COMMENT = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")
+
+
+def localized(source: str, lang: str) -> str:
+    """``source`` with its comments in ``lang`` (:data:`._texts.COMMENTS`); the code stays the
+    same. A comment that would take a line past 88 columns goes on its own line above.
+
+    Raises:
+        KeyError: a comment in words has no words in ``lang`` (add them to ``COMMENTS``).
+    """
+    words = COMMENTS[lang]
+    if lang == "en":
+        return source
+    lines = source.split("\n")
+    found = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    for tok in reversed(found):  # from the bottom, so a comment moved up shifts no line still to do
+        text = tok.string.lstrip("#").strip()
+        if text not in words:
+            if WORDS_IN_COMMENT.search(text):
+                raise KeyError(f"no {lang} words for the comment {text!r} (gatherbook/puzzles/_texts.py)")
+            continue
+        row, col = tok.start[0] - 1, tok.start[1]
+        code_part, comment = lines[row][:col], f"# {words[text]}"
+        if _width(code_part + comment) <= 88 or not code_part.strip():
+            lines[row] = code_part + comment
+        else:
+            indent = code_part[:len(code_part) - len(code_part.lstrip())]
+            lines[row] = code_part.rstrip()
+            lines.insert(row, indent + comment)
+    return "\n".join(lines)
+
+
 def _stub(p: pz.Puzzle, lang: str) -> str:
     args = ", ".join(p.args)
     doc = shapes(p.signature, lang)
@@ -145,7 +206,7 @@ def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
     cells = [  # the heading puts the puzzle in the page's contents; the box holds the task
         md(f"## {number} `{p.name}`"),
         md(f"````{{exercise}} {words['title']}\n:label: {label}\n\n{task}\n````"),
-        code(pz.source(p.spec, f"{p.name}_spec")),
+        code(localized(pz.source(p.spec, f"{p.name}_spec"), lang)),
         code(f'pz.show("{p.name}");', mystnb={"figure": {"caption": w["caption"].format(name=p.name)},
                                              "image": {"alt": w["alt"].format(
                                                  name=p.name, args=", ".join(p.args))}}),
@@ -153,30 +214,30 @@ def puzzle_cells(p: pz.Puzzle, lang: str, number: str) -> list[dict]:
         code(f'pz.check("{p.name}", {p.name})'),
         md(f"````{{solution-start}} {label}\n:class: dropdown\n````\n\n{words['why']}",
            jupyter={"source_hidden": True}),
-        code(pz.source(p.solution, f"{p.name}_solution"), jupyter=HIDDEN),
+        code(localized(pz.source(p.solution, f"{p.name}_solution"), lang), jupyter=HIDDEN),
         code(f'pz.check("{p.name}", {p.name}_solution)', jupyter=HIDDEN),
         md("````{solution-end}\n````"),
     ]
     return cells
 
 
-def level_notebook(level: int, lang: str) -> list[dict]:
+def level_notebook(number: str, lang: str) -> list[dict]:
+    """The cells of page ``number`` (``"1"`` ... ``"4b"``) of the ladder."""
     w = W[lang]
-    title = LEVELS[lang][level]
+    k = next(i for i, page in enumerate(PAGES) if page[0] == number)
+    _, stem, level, _ = PAGES[k]
     download = w["download"].format(download="{download}",
-                                    path=f"/_build/exercises/{lang}/{FILES[level]}_exercises.ipynb")
-    cells = [md(w["level_title"].format(level=level, title=title) + "\n\n" + w["level_intro"]
+                                    path=f"/_build/exercises/{lang}/{stem}_exercises.ipynb")
+    cells = [md(w["level_title"].format(title=page_title(number, lang)) + "\n\n" + w["level_intro"]
                 + "\n\n" + download),
-             code(SETUP.format(lang=lang, comment=SETUP_COMMENT[lang]))]
-    for k, p in enumerate([q for q in pz.PUZZLES if q.level == level], start=1):
-        cells += puzzle_cells(p, lang, f"{level}.{k}")
+             code(localized(SETUP.format(lang=lang, comment=SETUP_COMMENT[lang]), lang))]
+    for name in page_names(number):  # numbered within the level: 4.8 is the first puzzle of 4b
+        cells += puzzle_cells(pz.get(name), lang, f"{level}.{pz.names(level).index(name) + 1}")
     cells.append(md(w["board_md"]))
     cells.append(code("pz.board()"))
-    if level < 4:
-        nxt = FILES[level + 1]
-        label = (f"Practice {level + 1}: {LEVELS[lang][level + 1]}" if lang == "en"
-                 else f"练习 {level + 1}：{LEVELS[lang][level + 1]}")
-        cells.append(md(w["next"].format(doc=_doc(lang, nxt, label))))
+    if k + 1 < len(PAGES):
+        nxt, nxt_stem = PAGES[k + 1][:2]
+        cells.append(md(w["next"].format(doc=_doc(lang, nxt_stem, page_title(nxt, lang)))))
     return cells
 
 
@@ -197,10 +258,10 @@ def main() -> None:
 
     for lang in ("en", "zh"):
         folder = ROOT / "notebooks" / lang
-        write(folder / f"{FILES[0]}.ipynb", notebook(intro_cells(lang)))
-        for level in (1, 2, 3, 4):
-            write(folder / f"{FILES[level]}.ipynb", notebook(level_notebook(level, lang)))
-    print("wrote", ", ".join(f"{f}.ipynb" for f in FILES.values()), "in notebooks/en and notebooks/zh",
+        write(folder / f"{INTRO}.ipynb", notebook(intro_cells(lang)))
+        for number, stem, _, _ in PAGES:
+            write(folder / f"{stem}.ipynb", notebook(level_notebook(number, lang)))
+    print("wrote", ", ".join(f"{f}.ipynb" for f in FILES), "in notebooks/en and notebooks/zh",
           file=sys.stderr)
 
 

@@ -6,6 +6,7 @@ repeated index. Integer values lie in [-9, 9], floats have one decimal in [-9.9,
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -27,6 +28,7 @@ def coded(*shape: int, dtype=I64) -> torch.Tensor:
     return sum(w * g for w, g in zip(weights, grids)).to(dtype)
 
 
+@functools.lru_cache(maxsize=None)
 def ints(shape: tuple[int, ...], lo: int = -9, hi: int = 9) -> st.SearchStrategy:
     """An int64 tensor of ``shape`` with values in ``[lo, hi]``."""
     n = math.prod(shape)
@@ -34,27 +36,32 @@ def ints(shape: tuple[int, ...], lo: int = -9, hi: int = 9) -> st.SearchStrategy
         lambda v: torch.tensor(v, dtype=I64).reshape(shape))
 
 
+@functools.lru_cache(maxsize=None)
 def floats(shape: tuple[int, ...], lo: int = -99, hi: int = 99) -> st.SearchStrategy:
     """A float32 tensor of ``shape`` with one decimal: ``k / 10`` for ``k`` in ``[lo, hi]``."""
     return ints(shape, lo, hi).map(lambda x: x.to(F32) / 10)
 
 
+@functools.lru_cache(maxsize=None)
 def index(shape: tuple[int, ...], n: int) -> st.SearchStrategy:
     """An int64 index of ``shape`` with values in ``[0, n)`` (repeats allowed)."""
     return ints(shape, 0, n - 1)
 
 
+@functools.lru_cache(maxsize=None)
 def perm(n: int) -> st.SearchStrategy:
     """A permutation of ``0 .. n-1`` as an int64 tensor."""
     return st.permutations(list(range(n))).map(lambda v: torch.tensor(v, dtype=I64).reshape(n))
 
 
+@functools.lru_cache(maxsize=None)
 def perms(rows: int, n: int) -> st.SearchStrategy:
     """``rows`` permutations of ``0 .. n-1``, shape ``(rows, n)``."""
     return st.lists(perm(n), min_size=rows, max_size=rows).map(
         lambda ps: torch.stack(ps) if ps else torch.zeros(0, n, dtype=I64))
 
 
+@functools.lru_cache(maxsize=None)
 def distinct(rows: int, n: int, *, dtype=I64) -> st.SearchStrategy:
     """Values all different within each row (with negatives): ``3 * perm - 7`` (ints) or /10."""
     def make(p: torch.Tensor) -> torch.Tensor:
@@ -63,12 +70,14 @@ def distinct(rows: int, n: int, *, dtype=I64) -> st.SearchStrategy:
     return perms(rows, n).map(make)
 
 
+@functools.lru_cache(maxsize=None)
 def bools(shape: tuple[int, ...]) -> st.SearchStrategy:
     n = math.prod(shape)
     return st.lists(st.booleans(), min_size=n, max_size=n).map(
         lambda v: torch.tensor(v, dtype=torch.bool).reshape(shape))
 
 
+@functools.lru_cache(maxsize=None)
 def probs(rows: int, n: int) -> st.SearchStrategy:
     """Rows of probabilities that sum to 1, each a multiple of 1/16 (exact in float32)."""
     def row(cuts: list[int]) -> list[int]:
@@ -79,6 +88,7 @@ def probs(rows: int, n: int) -> st.SearchStrategy:
         lambda rs: torch.tensor(rs, dtype=F32).reshape(rows, n) / 16)
 
 
+@functools.lru_cache(maxsize=None)
 def lengths(rows: int, hi: int, lo: int = 0) -> st.SearchStrategy:
     """Sequence lengths in ``[lo, hi]``, shape ``(rows,)``."""
     return ints((rows,), lo, hi)

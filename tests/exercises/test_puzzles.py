@@ -101,7 +101,7 @@ def test_the_cases_include_the_edge_cases_that_bite(p, monkeypatch):
     """Size 1, B = 1, empty where legal, repeated values (an index, ties) and negative values."""
     cases = _drawn(p, monkeypatch)
     tensors = [[a for a in case if isinstance(a, torch.Tensor)] for case in cases]
-    assert len(cases) > len(p.edges) + 20
+    assert len(cases) >= len(p.edges) + p.n_examples, "hypothesis drew its whole budget"
     assert any(1 in a.shape for ts in tensors for a in ts), "a size-1 dim"
     assert any(ts[0].ndim and ts[0].shape[0] == 1 for ts in tensors), "a batch (first dim) of 1"
     if p.name not in NEVER_EMPTY:
@@ -113,6 +113,24 @@ def test_the_cases_include_the_edge_cases_that_bite(p, monkeypatch):
         assert any(a.numel() and a.dtype != torch.bool and bool((a < 0).any())
                    for ts in tensors for a in ts) or any(
             isinstance(a, (int, float)) and not isinstance(a, bool) and a < 0 for c in cases for a in c)
+
+
+PLANTED = [(p, w) for p in ALL for w in p.wrongs]
+
+
+@pytest.mark.parametrize("p, wrong", PLANTED, ids=[f"{p.name}-{w.key}" for p, w in PLANTED])
+def test_the_search_alone_finds_every_planted_mistake(p, wrong):
+    """Hypothesis's budget (``Puzzle.n_examples`` cases) is enough on its own: without the
+    hand-written edge cases it still finds a case on which each planted wrong answer fails, so
+    the search is a safety net for the mistakes nobody wrote an edge case for."""
+    from hypothesis import Phase, find, settings
+    from hypothesis.errors import NoSuchExample
+
+    unshrunk = settings(_core._settings(p), phases=(Phase.explicit, Phase.generate))  # the same cases, faster
+    try:
+        find(p.cases(), lambda case: _core.fails(p, wrong.fn, case), settings=unshrunk)
+    except NoSuchExample:
+        pytest.fail(f"{p.name}: hypothesis's {p.n_examples} cases never catch {wrong.key}")
 
 
 def test_the_search_is_derandomised():
@@ -336,3 +354,55 @@ def test_each_puzzle_is_a_heading_of_its_page_in_both_editions():
                          for m in re.finditer(r"^## (\d)\.(\d+) `(\w+)`$", "".join(c["source"]), re.M)]
         assert [name for _, _, name in headings] == IDS, lang
         assert [int(level) for level, _, _ in headings] == [p.level for p in ALL], lang
+
+
+def test_the_pages_hold_every_puzzle_once_in_ladder_order():
+    """Level 4 takes two pages (4a, 4b); no page is longer than level 1's eight puzzles."""
+    from gatherbook.puzzles._notebooks import PAGES, page_names
+    pages = [page_names(number) for number, *_ in PAGES]
+    assert [name for names in pages for name in names] == IDS
+    assert max(len(names) for names in pages) <= 8
+    for (number, stem, level, first), names in zip(PAGES, pages):
+        assert names[0] == first and {pz.get(n).level for n in names} == {level}
+        assert (ROOT / "notebooks" / "en" / f"{stem}.ipynb").is_file(), stem
+
+
+def _comments(source: str) -> list[str]:
+    import io
+    import tokenize
+    return [t.string.lstrip("#").strip() for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type == tokenize.COMMENT]
+
+
+def test_chinese_notebooks_comment_their_code_in_chinese():
+    """The zh practice notebooks' code cells comment in Chinese (code notation such as
+    ``(B, K) -> (B, K, D)`` stays as it is); every comment's words are used."""
+    import re
+
+    from gatherbook.puzzles._notebooks import WORDS_IN_COMMENT
+    from gatherbook.puzzles._texts import COMMENTS
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    english = []
+    for path in sorted((ROOT / "notebooks" / "zh").glob("08_practice*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                english += [(path.name, c) for c in _comments("".join(cell["source"]))
+                            if WORDS_IN_COMMENT.search(c) and not cjk.search(c)]
+    assert not english
+    from gatherbook.puzzles._notebooks import SETUP
+    used = {c for p in ALL for fn in (p.spec, p.solution) for c in _comments(pz.source(fn))}
+    used |= set(_comments(SETUP))
+    assert set(COMMENTS["zh"]) <= used, set(COMMENTS["zh"]) - used
+
+
+def test_a_translated_comment_past_88_columns_goes_above_its_line(monkeypatch):
+    from gatherbook.puzzles import _notebooks
+    from gatherbook.puzzles._texts import COMMENTS
+    monkeypatch.setitem(COMMENTS, "zh", {"short": "短", "long words": "很长的注释" * 8})
+    source = "def f(x):\n    y = x + 1  # short\n    return y * 2  # long words\n"
+    assert _notebooks.localized(source, "zh") == (
+        "def f(x):\n    y = x + 1  # 短\n    # " + "很长的注释" * 8 + "\n    return y * 2\n")
+    assert _notebooks.localized(source, "en") == source
+    with pytest.raises(KeyError, match="no zh words"):
+        _notebooks.localized("x = 1  # not translated yet\n", "zh")
