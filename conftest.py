@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-import nbval.kernel
 import pytest
 
 
@@ -26,7 +25,13 @@ def _execute_with_history(self, cell_input, allow_stdin=None):
     return self.kc.execute(cell_input, store_history=True, allow_stdin=allow_stdin, stop_on_error=False)
 
 
-nbval.kernel.RunningKernel.execute_cell_input = _execute_with_history
+def pytest_configure(config):
+    # only where nbval runs: `make test-fast` leaves it out (-p no:nbval), and importing it takes a
+    # second in every process
+    if config.pluginmanager.has_plugin("nbval"):
+        import nbval.kernel
+
+        nbval.kernel.RunningKernel.execute_cell_input = _execute_with_history
 
 LIMIT_ENV, LIMIT_DEFAULT = "GATHERBOOK_NOTEBOOK_SECONDS", 120.0
 GOAL_ENV, GOAL_DEFAULT = "GATHERBOOK_NOTEBOOK_GOAL_SECONDS", 10.0
