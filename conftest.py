@@ -210,3 +210,32 @@ def pytest_sessionstart(session):
 def pytest_unconfigure(config):
     if _early_build is not None:
         _early_build.join()
+
+
+# ---------------------------------------------------------------------------------------------
+# The two-notebook book of the reading-path conventions (tests/site/reading_fixture), built once
+# per session for the tests that read its HTML (tests/unit/test_sphinx_reading.py) and those that
+# open it in the browser (tests/site/test_reading_paths.py), pytest-xdist workers included.
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def reading_fixture_html(tmp_path_factory):
+    """The folder of the reading fixture's HTML (built with -W: site_helpers.build_reading_fixture)."""
+    import fcntl
+    import sys
+    from pathlib import Path
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "reading-fixture"
+    shared.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "site"))
+    import site_helpers
+
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (shared / "built").is_file():
+                site_helpers.build_reading_fixture(shared / "html")
+                (shared / "built").write_text("", encoding="utf8")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return shared / "html"
