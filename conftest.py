@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
-import nbval.kernel
 import pytest
 
 
@@ -26,7 +25,13 @@ def _execute_with_history(self, cell_input, allow_stdin=None):
     return self.kc.execute(cell_input, store_history=True, allow_stdin=allow_stdin, stop_on_error=False)
 
 
-nbval.kernel.RunningKernel.execute_cell_input = _execute_with_history
+def pytest_configure(config):
+    # only where nbval runs: `make test-fast` leaves it out (-p no:nbval), and importing it takes a
+    # second in every process
+    if config.pluginmanager.has_plugin("nbval"):
+        import nbval.kernel
+
+        nbval.kernel.RunningKernel.execute_cell_input = _execute_with_history
 
 LIMIT_ENV, LIMIT_DEFAULT = "GATHERBOOK_NOTEBOOK_SECONDS", 120.0
 GOAL_ENV, GOAL_DEFAULT = "GATHERBOOK_NOTEBOOK_GOAL_SECONDS", 10.0
@@ -205,3 +210,32 @@ def pytest_sessionstart(session):
 def pytest_unconfigure(config):
     if _early_build is not None:
         _early_build.join()
+
+
+# ---------------------------------------------------------------------------------------------
+# The two-notebook book of the reading-path conventions (tests/site/reading_fixture), built once
+# per session for the tests that read its HTML (tests/unit/test_sphinx_reading.py) and those that
+# open it in the browser (tests/site/test_reading_paths.py), pytest-xdist workers included.
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def reading_fixture_html(tmp_path_factory):
+    """The folder of the reading fixture's HTML (built with -W: site_helpers.build_reading_fixture)."""
+    import fcntl
+    import sys
+    from pathlib import Path
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "reading-fixture"
+    shared.mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "site"))
+    import site_helpers
+
+    with open(shared / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (shared / "built").is_file():
+                site_helpers.build_reading_fixture(shared / "html")
+                (shared / "built").write_text("", encoding="utf8")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return shared / "html"

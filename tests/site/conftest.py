@@ -1,4 +1,6 @@
-"""The site tests' shared fixtures: one build per test session, one server, one browser.
+"""The site tests' shared fixtures: one build per test session, one server, one browser, and one
+visit of each sampled page per viewport (``crawl`` at the desktop width, ``phone_survey`` on a
+phone: tests/site/survey.py), made by one process of the session and read by all.
 
 The build is ``book/build.py`` (strict), run once per session in a fresh copy of the working
 tree (``site_helpers.build_site_once``: the root ``conftest.py`` starts it as the session starts,
@@ -17,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import site_helpers as sh
+import survey
 
 SITE_OUT_ENV = "GATHERBOOK_SITE_OUT"
 
@@ -34,6 +37,7 @@ def site(tmp_path_factory):
     info["path"] = Path(info["site"])
     info["pages"] = sh.site_pages(info["path"])
     info["builds"] = (shared / "builds.jsonl").read_text(encoding="utf8").splitlines()
+    info["shared"] = shared
     out = os.environ.get(SITE_OUT_ENV, "").strip()
     if out:
         sh.publish_once(info["path"], Path(out), shared)
@@ -63,3 +67,16 @@ def browser():
             pytest.fail(f"Chromium at {sh.chromium_path()} did not start: {exc}", pytrace=False)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def crawl(site, base_url, browser):
+    """Every sampled page at the desktop width, with what a reader does there (survey.crawl)."""
+    return survey.once(site["shared"] / "crawl.json", lambda: survey.crawl(site, base_url, browser))
+
+
+@pytest.fixture(scope="session")
+def phone_survey(site, base_url, browser):
+    """``{page: layout}`` of every sampled edition page on a phone (survey.survey)."""
+    return survey.once(site["shared"] / "phone-survey.json",
+                       lambda: survey.survey(browser, base_url, survey.survey_pages(site), "phone"))

@@ -108,14 +108,18 @@ def reuse_allowed() -> bool:
     return os.environ.get(REUSE_ENV, "").strip().lower() not in ("0", "no", "false")
 
 
-def fingerprint(files: list[str]) -> str:
-    """What a build depends on, as one hash (see :data:`CACHE`)."""
+@functools.lru_cache(maxsize=None)
+def _environment() -> bytes:
+    """The Python and every installed distribution's version (listing them takes a second)."""
     from importlib import metadata
 
-    digest = hashlib.sha256()
-    digest.update(f"{sys.version}\0{sys.executable}\0".encode("utf8"))
-    for dist in sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()):
-        digest.update(dist.encode("utf8") + b"\0")
+    names = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    return "\0".join([sys.version, sys.executable, *names, ""]).encode("utf8")
+
+
+def fingerprint(files: list[str]) -> str:
+    """What a build depends on, as one hash (see :data:`CACHE`)."""
+    digest = hashlib.sha256(_environment())
     for rel in files:
         digest.update(rel.encode("utf8") + b"\0" + hashlib.sha256((ROOT / rel).read_bytes()).digest())
     return digest.hexdigest()

@@ -136,7 +136,7 @@ def writes_twice(case) -> bool:
 # The site and a browser (as in test_site.py; the build is shared)
 # ---------------------------------------------------------------------------------------------
 # The build (one per session, shared), the server and the browser of test_site.py.
-from test_pages import ALLOWED_CONSOLE_ERRORS  # noqa: E402  (the fixtures: conftest.py)
+from survey import ALLOWED_CONSOLE_ERRORS  # noqa: E402  (the fixtures: conftest.py)
 
 
 def test_the_explorer_script_is_on_the_explorer_pages_only(site):

@@ -1,6 +1,8 @@
 """Figures on the built site, in Chromium: whole on a phone, readable on a desktop, sharp.
 
-At 390 x 844 (scale 3, a phone) and 1366 x 900 (a desktop), on every chapter page of both
+At 390 x 844 (a phone: a touch screen at scale 3) and 1280 x 900 (a desktop: its column is narrower
+than at 1366, where this was first measured, and the figures are as wide), on every chapter page of
+the sample (every chapter page with GATHERBOOK_SITE_PAGES=all: site_helpers.browser_pages), both
 editions, each figure image (a cell output's <img>):
 - lies wholly within the screen (its rendered box, not the page's), and no ancestor scrolls
   sideways to hide part of it;
@@ -10,17 +12,15 @@ editions, each figure image (a cell output's <img>):
   >= 10 CSS px on the desktop;
 - carries at least 2 image pixels per CSS pixel.
 The tests cannot pass vacuously: each edition must show figures, and the measured images must
-have loaded (natural width > 0).
+have loaded (natural width > 0). The pages are measured once per viewport for all the layout
+tests (survey.py: the crawl at the desktop width, the phone survey).
 
-``GATHERBOOK_SITE=_build/site`` measures an already built site instead of building one;
-``python tests/site/test_figure_layout.py _build/site`` prints the table per chapter.
+``python tests/site/test_figure_layout.py _build/site`` prints the table per chapter (every chapter).
 """
 from __future__ import annotations
 
 import base64
-import os
 import sys
-import urllib.request
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,27 +28,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import site_helpers as sh  # noqa: E402
+import survey  # noqa: E402
 
 from gatherbook.figures import style  # noqa: E402
 
-VIEWPORTS = {"phone": dict(width=390, height=844, scale=3), "desktop": dict(width=1366, height=900, scale=1)}
+VIEWPORTS = ("phone", "desktop")
 PX_PER_PT = style.DPI / 72  # CSS px per point of a figure shown at its own size
-
-# For each figure image: its box, its natural size, its own CSS size (the width attribute that
-# 'retina' PNGs carry), and whether an ancestor scrolls sideways with content hidden.
-_MEASURE = """() => [...document.querySelectorAll('.bd-content div.cell_output img')].map(img => {
-  const r = img.getBoundingClientRect();
-  let scroller = null;
-  for (let e = img.parentElement; e && e !== document.body; e = e.parentElement) {
-    const s = getComputedStyle(e);
-    if (['auto', 'scroll'].includes(s.overflowX) && e.scrollWidth > e.clientWidth + 1) {
-      scroller = e.className || e.tagName; break;
-    }
-  }
-  return {src: img.getAttribute('src'), url: img.currentSrc || img.src, left: r.left, right: r.right, width: r.width,
-          natural: img.naturalWidth, own: parseFloat(img.style.width) || parseFloat(img.getAttribute('width')) || img.naturalWidth,
-          screen: document.documentElement.clientWidth, scroller};
-})"""
 
 
 def png_text(data: bytes) -> dict[str, str]:
@@ -67,57 +52,40 @@ def png_text(data: bytes) -> dict[str, str]:
 
 
 @lru_cache(maxsize=None)
-def text_points(url: str) -> tuple[float, float]:
-    """(smallest text, smallest cell value) in points, as the figure's PNG stores them."""
-    if url.startswith("data:"):
-        data = base64.b64decode(url.split(",", 1)[1])
+def text_points(site: Path, page: str, src: str) -> tuple[float, float]:
+    """(smallest text, smallest cell value) in points, as the figure's PNG (``src`` on ``page``) stores them."""
+    if src.startswith("data:"):
+        data = base64.b64decode(src.split(",", 1)[1])
     else:
-        with urllib.request.urlopen(url) as r:
-            data = r.read()
+        data = (site / sh.resolve(page, src)[0]).read_bytes()
     text = png_text(data)
-    assert style.TEXT_PT_KEY in text, f"{url[:80]}: no text sizes stored (not drawn after gb.setup?)"
+    assert style.TEXT_PT_KEY in text, f"{page} {src[:80]}: no text sizes stored (not drawn after gb.setup?)"
     return float(text[style.TEXT_PT_KEY]), float(text[style.VALUE_PT_KEY])
 
 
-def measure(browser, base_url: str, pages: list[str], viewport: str) -> dict[str, list[dict]]:
-    v = VIEWPORTS[viewport]
-    context = browser.new_context(viewport={"width": v["width"], "height": v["height"]},
-                                  device_scale_factor=v["scale"])
-    found = {}
-    try:
-        page = context.new_page()
-        for p in pages:
-            page.goto(f"{base_url}/{p}", wait_until="load")
-            page.wait_for_function("[...document.images].every(i => i.complete)")
-            figs = page.evaluate(_MEASURE)
-            for f in figs:
-                scale = f["width"] / f["own"]
-                text_pt, value_pt = text_points(f["url"])
-                f["value_px"] = value_pt * PX_PER_PT * scale
-                f["min_px"] = text_pt * PX_PER_PT * scale
-                f["density"] = f["natural"] / f["width"] if f["width"] else 0.0
-                f["whole"] = f["left"] >= -0.5 and f["right"] <= f["screen"] + 0.5 and not f["scroller"]
-            found[p] = figs
-    finally:
-        context.close()
-    return found
+def figures(site: Path, page: str, figs: list[dict]) -> list[dict]:
+    """The figures of survey.FIGURES_JS on ``page``, with their text sizes, density and wholeness."""
+    out = []
+    for f in figs:
+        scale = f["width"] / f["own"]
+        text_pt, value_pt = text_points(site, page, f["src"])
+        out.append({**f, "value_px": value_pt * PX_PER_PT * scale, "min_px": text_pt * PX_PER_PT * scale,
+                    "density": f["natural"] / f["width"] if f["width"] else 0.0,
+                    "whole": f["left"] >= -0.5 and f["right"] <= f["screen"] + 0.5 and not f["scroller"]})
+    return out
 
 
-def chapter_pages(site: Path) -> list[str]:
-    return [p for p in sh.site_pages(site) if sh.is_chapter(p)]
+def chapter_pages(pages: list[str]) -> list[str]:
+    return [p for p in pages if sh.is_chapter(p)]
 
 
 @pytest.fixture(scope="module")
-def built(request):
-    """``$GATHERBOOK_SITE`` when set, else the session's one build (tests/site/conftest.py)."""
-    given = os.environ.get("GATHERBOOK_SITE", "").strip()
-    return Path(given) if given else Path(request.getfixturevalue("site")["path"])
-
-
-@pytest.fixture(scope="module")
-def figures_by_viewport(built, browser):
-    with sh.serve(built) as url:
-        return {v: measure(browser, url, chapter_pages(built), v) for v in VIEWPORTS}
+def figures_by_viewport(site, crawl, phone_survey):
+    pages = chapter_pages(sh.browser_pages(site["pages"]))
+    layouts = {"desktop": {p: crawl["pages"][p]["layout"] for p in pages},
+               "phone": {p: phone_survey[p] for p in pages}}
+    return {v: {p: figures(site["path"], p, layout["figures"]) for p, layout in layouts[v].items()}
+            for v in VIEWPORTS}
 
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
@@ -147,11 +115,13 @@ if __name__ == "__main__":  # the table of the closing note
     from playwright.sync_api import sync_playwright
 
     site = Path(sys.argv[1])
+    pages = chapter_pages(sh.site_pages(site))
     with sh.serve(site) as url, sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=sh.chromium_path(), args=sh.CHROMIUM_ARGS)
-        rows = {v: measure(b, url, chapter_pages(site), v) for v in VIEWPORTS}
+        rows = {v: {p: figures(site, p, layout["figures"])
+                    for p, layout in survey.survey(b, url, pages, v).items()} for v in VIEWPORTS}
         b.close()
-    print("| page | figure | whole at 390 px | value px at 390 | text px at 390 | text px at 1366 | density |")
+    print("| page | figure | whole at 390 px | value px at 390 | text px at 390 | text px at 1280 | density |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for p, phone in rows["phone"].items():
         for k, (f, d) in enumerate(zip(phone, rows["desktop"][p]), 1):

@@ -2,7 +2,7 @@
 code that fits the column, tracebacks without the building machine, the language switch that
 keeps the place, the run-it-yourself download.
 
-Uses the build, server and browser of ``test_site.py`` (one build per session). Everything is
+Uses the build, server, browser and page visits of conftest.py (one build per session). Everything is
 read from the built pages, so new chapters and new headings are covered without editing this file.
 """
 from __future__ import annotations
@@ -18,11 +18,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
-from test_pages import (  # noqa: E402 - the build, server and browser: conftest.py
-    assert_clean, chapter_pages, new_context, open_page, settle, start_page,
+from survey import (  # noqa: E402 - the build, server, browser and visits: conftest.py
+    assert_clean, chapter_pages, new_context, open_page, settle, survey_pages,
 )
 
-PHONE = {"width": 390, "height": 844}
 CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
 # What a built page must not show: paths of the machine that built it.
 LOCAL_PATHS = re.compile(r"/work/|/root/|/home/|site-packages|dist-packages|/\.venv/")
@@ -221,66 +220,26 @@ def test_a_search_hit_leads_to_the_match_highlighted(site, base_url, browser):
 
 
 # ---------------------------------------------------------------------------------------------
-# Phones and desktops: widths
+# Phones and desktops: widths (measured once per page and viewport: survey.py, conftest.py)
 # ---------------------------------------------------------------------------------------------
-WIDTHS_JS = """() => {
-  const doc = document.scrollingElement || document.documentElement;
-  const wide = [...document.querySelectorAll('article.bd-article *')]
-      .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !e.closest('.pst-scrollable-table-container, table, div.cell_output div.output, pre, .highlight, mjx-container'))
-      .slice(0, 3).map(e => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 60));
-  // the screen's width: on a phone, innerWidth grows with an over-wide page (the browser zooms
-  // out), so it cannot be the yardstick; clientWidth stays the device width
-  return {scroll: doc.scrollWidth, width: document.documentElement.clientWidth, wide};
-}"""
-
-
-def visit_all(site, base_url, browser, pages, js, **context_options):
-    context = new_context(browser, base_url, **context_options)
-    out = {}
-    try:
-        for path in pages:
-            page, watch = open_page(context, base_url + path)
-            page.wait_for_function("() => [...document.images].every(i => i.complete)")
-            out[path] = page.evaluate(js)
-            page.close()
-    finally:
-        context.close()
-    return out
-
-
-def test_phone_no_page_scrolls_sideways(site, base_url, browser):
+def test_phone_no_page_scrolls_sideways(site, phone_survey):
     """(Each figure's size and sharpness on a phone: tests/site/test_figure_layout.py.)"""
-    pages = [p for p in sh.browser_pages(site["pages"])
-             if sh.edition_of(p) and not sh.parse_page(site["path"] / p).refresh]
-    facts = visit_all(site, base_url, browser, pages, WIDTHS_JS, viewport=PHONE, is_mobile=True,
-                      has_touch=True, device_scale_factor=2)
+    assert sorted(phone_survey) == sorted(survey_pages(site)), "the phone survey is not of the sample"
     problems = []
-    for path, f in facts.items():
+    for path, layout in phone_survey.items():
+        f = layout["widths"]
         if f["scroll"] > f["width"]:
             problems.append(f"{path}: the page is {f['scroll']} px wide on a {f['width']} px phone: {f['wide']}")
     assert not problems, "\n".join(problems[:30])
 
 
-# Blocks whose lines are all within the book's 88 characters that still scroll sideways. (A line
-# over 88 characters is the notebook's to fix, and tests of the notebooks' line lengths hold it.)
-MAX_CHARS = 88
-CODE_JS = """() => {
-  // display columns: Chinese characters and full-width punctuation take two
-  const columns = l => l.length + (l.match(/[\\u1100-\\u115f\\u2e80-\\ua4cf\\uac00-\\ud7a3\\uf900-\\ufaff\\ufe30-\\ufe4f\\uff00-\\uff60\\uffe0-\\uffe6]/g) || []).length;
-  return [...document.querySelectorAll('article.bd-article div.cell pre')]
-    .filter(p => p.scrollWidth > p.clientWidth + 1)
-    .filter(p => Math.max(...p.textContent.split('\\n').map(columns)) <= %d)
-    .map(p => ({where: p.closest('.cell_output') ? 'output' : 'input',
-                chars: Math.max(...p.textContent.split('\\n').map(columns)),
-                line: p.textContent.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '').slice(0, 100)}));
-}""" % MAX_CHARS
-
-
-def test_desktop_code_and_outputs_fit_the_column(site, base_url, browser):
-    pages = chapter_pages(site["pages"])
-    facts = visit_all(site, base_url, browser, pages, CODE_JS)
+def test_desktop_code_and_outputs_fit_the_column(site, crawl):
+    """Code blocks whose lines are all within the book's MAX_CHARS columns do not scroll sideways
+    at the desktop width (survey.CODE_JS), on every chapter page of the sample."""
+    pages = chapter_pages(sh.browser_pages(site["pages"]))
+    assert pages and all("layout" in crawl["pages"][p] for p in pages), "a chapter was not measured"
     problems = [f"{path}: {c['where']} of {c['chars']} columns scrolls sideways: {c['line']!r}"
-                for path, cells in facts.items() for c in cells]
+                for path in pages for c in crawl["pages"][path]["layout"]["code"]]
     assert not problems, f"{len(problems)} code blocks scroll sideways at desktop width:\n" + "\n".join(problems[:40])
 
 

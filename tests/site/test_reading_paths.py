@@ -15,9 +15,8 @@ SHOTS = sh.ROOT / "_build" / "screenshots"
 
 
 @pytest.fixture(scope="module")
-def fixture_url(tmp_path_factory):
-    out = sh.build_reading_fixture(tmp_path_factory.mktemp("reading") / "html")
-    with sh.serve(out) as url:
+def fixture_url(reading_fixture_html):
+    with sh.serve(reading_fixture_html) as url:
         yield url
 
 

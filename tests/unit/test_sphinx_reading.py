@@ -5,8 +5,6 @@ parsed inside its <details>, and ``page.ipynb#myths`` resolves to the ``<a id="m
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -92,12 +90,9 @@ def test_html_anchor_is_found_in_the_split_raw_nodes_myst_makes():
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("reading") / "html"
-    run = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", str(FIXTURE), str(out)],
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return out
+def built(reading_fixture_html) -> Path:
+    """FIXTURE built with -W, once per session (conftest.py: the browser tests open it too)."""
+    return reading_fixture_html
 
 
 @pytest.mark.slow
