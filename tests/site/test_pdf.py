@@ -4,9 +4,10 @@ Two kinds of tests:
 
 - on the PDFs ``make pdf`` made (``$GATHERBOOK_PDF_DIR``, else ``_build/pdf``): page counts, the
   fonts embedded, the text extractable in each language, every chapter in order with its
-  solutions, the explorer replaced, the cheat sheets on one page, the sizes. Without PDFs they
-  are skipped (``make test`` runs before ``make pdf``); with ``GATHERBOOK_PDF_DIR`` set (CI) a
-  missing PDF fails.
+  solutions, the explorer replaced, the cheat sheets on one page, the sizes. Without PDFs, or
+  with PDFs older than the notebooks (an earlier ``make pdf`` left them), they are skipped
+  (``make test`` runs before ``make pdf``); with ``GATHERBOOK_PDF_DIR`` set (CI, after ``make
+  pdf``) a missing PDF fails and every PDF found is tested.
 - on the route itself, with small fixture pages (Chromium): folds print open, and a page that
   asks for anything outside the book stops the build.
 """
@@ -45,12 +46,22 @@ def _dir() -> Path:
     return Path(os.environ.get(PDF_DIR_ENV, "").strip() or ROOT / "_build" / "pdf")
 
 
+def _older_than_the_book(path: Path) -> bool:
+    """``path`` was printed before the last change to a notebook or to the print route."""
+    sources = [*ROOT.glob("notebooks/*/*.ipynb"), *(ROOT / "book" / "pdf").rglob("*")]
+    return path.stat().st_mtime < max(p.stat().st_mtime for p in sources if p.is_file())
+
+
 def _pdf(name: str) -> Path:
     path = _dir() / name
-    if not path.is_file():
-        if os.environ.get(PDF_DIR_ENV, "").strip():
+    if os.environ.get(PDF_DIR_ENV, "").strip():
+        if not path.is_file():
             pytest.fail(f"{PDF_DIR_ENV} is set, but {path} is missing: make pdf", pytrace=False)
+        return path
+    if not path.is_file():
         pytest.skip(f"no {path}: run make pdf first")
+    if _older_than_the_book(path):  # an earlier `make pdf` left it: it shows the book as it was
+        pytest.skip(f"{path} is older than the notebooks or book/pdf/: run make pdf to test the print")
     return path
 
 
@@ -89,6 +100,20 @@ def _chapter_titles(code: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # The PDFs make pdf made
 # ---------------------------------------------------------------------------------------------
+
+def test_a_pdf_older_than_the_notebooks_is_skipped_but_tested_in_ci(tmp_path, monkeypatch):
+    """A PDF an earlier `make pdf` left behind is not the book as it is: `make test` skips it;
+    after `make pdf` (GATHERBOOK_PDF_DIR set, as CI does) every PDF found is tested."""
+    old = tmp_path / "book.pdf"
+    old.write_bytes(b"%PDF-1.7")
+    os.utime(old, (0, 0))
+    monkeypatch.setitem(globals(), "_dir", lambda: tmp_path)
+    monkeypatch.delenv(PDF_DIR_ENV, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="older than the notebooks"):
+        _pdf("book.pdf")
+    monkeypatch.setenv(PDF_DIR_ENV, str(tmp_path))
+    assert _pdf("book.pdf") == old
+
 @needs_poppler
 @pytest.mark.parametrize("code", CODES)
 def test_the_book_has_every_chapter_in_order(code):
