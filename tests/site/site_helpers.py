@@ -73,7 +73,9 @@ def on_ci() -> bool:
 # ---------------------------------------------------------------------------------------------
 def source_files() -> list[str]:
     """The working tree's files that the build sees (tracked, and untracked that git does not
-    ignore), as sorted POSIX paths relative to the root; None when git cannot list them."""
+    ignore), as sorted POSIX paths relative to the root; None when git cannot list them.
+    The tests are not among them (the build reads none: _config.yml's ``exclude_patterns``), so
+    a session after an edit to a test reuses the last build."""
     try:
         listed = subprocess.run(
             ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -81,7 +83,7 @@ def source_files() -> list[str]:
     except (OSError, subprocess.CalledProcessError):
         return None
     # a tracked file deleted in the working tree is listed too
-    return sorted({rel for rel in listed if rel and (ROOT / rel).is_file()})
+    return sorted({rel for rel in listed if rel and not rel.startswith("tests/") and (ROOT / rel).is_file()})
 
 
 def copy_sources(dest: Path, files: list[str] | None = None) -> None:

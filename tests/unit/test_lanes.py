@@ -106,3 +106,10 @@ def test_every_listed_test_exists(prefix):
     path, _, name = prefix.partition("::")
     source = (ROOT / path).read_text(encoding="utf8")
     assert not name or f"def {name}" in source, f"no test {name}... in {path}"
+
+
+def test_the_build_sees_no_test_file():
+    """Editing a test (the usual loop) must not make the next session build the site again."""
+    files = sh.source_files()
+    assert "notebooks/en/01_gather_basics.ipynb" in files and "_config.yml" in files
+    assert not [f for f in files if f.startswith("tests/")]
