@@ -198,7 +198,8 @@ def board(*, lang: str | None = None) -> None:
     tried = sum(v == "tried" for v in _BOARD.values())
     from gatherbook.puzzles._notebooks import PAGES, page_names, page_title
 
-    lines = [ui["board.title"].format(solved=solved, n=len(PUZZLES), tried=tried)]
+    lines = [ui["board.title"].format(solved=solved, n=len(PUZZLES))
+             + (ui["board.tried"].format(tried=tried) if tried else "")]
     for number, *_ in PAGES:  # page by page, as the table of contents lists them
         lines.append(page_title(number, lang).replace(": ", " · ", 1).replace("：", " · ", 1))
         marks = {"solved": "✔", "tried": "✘"}

@@ -117,11 +117,11 @@ notebook.""",
 #: a check cell that draws the failing case: its caption and alt text (myst-nb, and JupyterLab's caption cell)
 FEEDBACK = {
     "en": {"figure": {"caption": "The check's picture of the failing case: the inputs, the expected "
-                                 "result and yours (`got`), differences outlined."},
-           "image": {"alt": "The failing case drawn as grids: the inputs, expected and got."}},
+                                 "result and yours, differences outlined."},
+           "image": {"alt": "The failing case drawn as grids: the inputs, expected and yours."}},
     "zh": {"figure": {"caption": "检查为未通过的用例画的图：输入、期望结果（图中 expected）和你的结果"
-                                 "（图中 got），不同之处有描边。"},
-           "image": {"alt": "未通过的用例画成格子：输入、expected 与 got。"}},
+                                 "（图中 yours），不同之处有描边。"},
+           "image": {"alt": "未通过的用例画成格子：输入、expected 与 yours。"}},
 }
 
 TRIES = {
