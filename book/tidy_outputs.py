@@ -19,22 +19,10 @@ import sys
 from pathlib import Path
 
 import nbformat
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "ext"))  # the site's extension package
 from gatherbook_sphinx.outputs import strip_machine_paths  # noqa: E402
-
-
-def join_streams(outputs: list) -> list:
-    """``outputs`` with each run of consecutive same-name stream outputs joined into one."""
-    joined: list = []
-    for out in outputs:
-        last = joined[-1] if joined else None
-        if (out.get("output_type") == "stream" and last is not None
-                and last.get("output_type") == "stream" and last.get("name") == out.get("name")):
-            last["text"] = last.get("text", "") + out.get("text", "")
-        else:
-            joined.append(out)
-    return joined
 
 
 def tidy(nb) -> int:
@@ -42,10 +30,10 @@ def tidy(nb) -> int:
     many outputs changed."""
     changed = 0
     for cell in nb.cells:
-        if "outputs" in cell:
-            joined = join_streams(cell["outputs"])
-            changed += len(cell["outputs"]) - len(joined)
-            cell["outputs"] = joined
+        if cell.get("outputs"):
+            before = len(cell.outputs)
+            CoalesceStreamsPreprocessor().preprocess_cell(cell, {}, 0)  # nbconvert's joining
+            changed += before - len(cell.outputs)
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 new = [strip_machine_paths(line) for line in out.get("traceback", [])]
