@@ -10,6 +10,10 @@ WORKERS ?= auto
 # several threads each on a small machine stall each other's matrix multiplies for seconds.
 # (Outputs must not depend on the thread count: `make determinism` runs them with all of them.)
 TEST_THREADS ?= 1
+# Compiled Python goes to _build/pycache/, never beside the sources, and is kept between runs (even
+# where PYTHONDONTWRITEBYTECODE is set): each test process imports some 150 modules of its own.
+export PYTHONPYCACHEPREFIX := $(CURDIR)/_build/pycache
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean pdf
 
@@ -44,7 +48,8 @@ venv: $(STAMP)
 # CASES_SAMPLE and CI_ONLY); make test-all runs them all.
 test: $(STAMP)
 	GATHERBOOK_LANE=test GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
-	  $(PY) -m pytest -n $(WORKERS) --dist loadscope tests
+	  $(PY) -m pytest -n $(WORKERS) --dist loadscope -o addopts="-p no:cacheprovider" -p no:nbval \
+	  -p no:anyio tests
 
 test-notebooks: $(STAMP)
 	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) --dist loadscope notebooks

@@ -13,9 +13,17 @@ nbval runs a notebook cell by cell; this plugin adds up the cells' run times per
 from __future__ import annotations
 
 import os
+import sys
 from collections import defaultdict
 
 import pytest
+
+# jsonschema 4.26 (nbformat validates notebooks with it) imports rfc3987-syntax when installed
+# (jupyter-events asks for it) to check the "iri" format, and rfc3987_syntax compiles its lark
+# grammars on import: 2 s in every test process. No test checks an IRI, and nbformat validates
+# without format checks, so the tests go without it (jsonschema/_format.py: `with
+# suppress(ImportError)`). Processes that load nbval as a plugin have imported it already.
+sys.modules.setdefault("rfc3987_syntax", None)
 
 
 def _execute_with_history(self, cell_input, allow_stdin=None):
@@ -100,9 +108,11 @@ def pytest_sessionfinish(session, exitstatus):
 
 # ---------------------------------------------------------------------------------------------
 # Lanes. `make test-all` (CI) and a plain `pytest` run every test. `make test` (GATHERBOOK_LANE=test)
-# runs the tests that run once per declared answer, exercise or puzzle (PER_CASE_FILES) for 1 in
-# CASES_SAMPLE of their cases, and leaves the whole-program runs of a minute of CPU or more
-# (CI_ONLY) to `make test-all`. `make test-fast` (GATHERBOOK_FAST=1) runs 1 in FAST_SAMPLE of the
+# runs every test function, but the tests that run once per declared answer, exercise, puzzle or
+# searched message (PER_CASE_FILES) for 1 in CASES_SAMPLE of their cases, the browser tests that
+# open a page of each edition in one edition (ONE_EDITION_FILES) and on the sample of pages
+# (tests/site/site_helpers.py: SAMPLE), and it leaves the whole-program runs of a minute of CPU or
+# more (CI_ONLY) to `make test-all`. `make test-fast` (GATHERBOOK_FAST=1) runs 1 in FAST_SAMPLE of the
 # cases and leaves out the single tests of seconds (FAST_SKIP, and CI_ONLY), which `make test` runs.
 # A sample is chosen by each test's id (crc32), so it is the same on every run and every machine,
 # and a new case lands in it or not by its name alone; the fast lane's sample lies inside
@@ -113,7 +123,13 @@ LANE_ENV = "GATHERBOOK_LANE"
 FAST_SAMPLE = 16
 CASES_SAMPLE = 4
 PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/test_exercises.py",
-                  "tests/exercises/test_puzzles.py", "tests/exercises/test_notebook_exercises.py")
+                  "tests/exercises/test_puzzles.py", "tests/exercises/test_notebook_exercises.py",
+                  "tests/site/test_search_errors.py")
+# browser tests that open their own page in each edition (a second of Chromium or more each):
+# `make test` runs each of them in one edition, the editions taking turns by the test's name
+ONE_EDITION_FILES = ("tests/site/test_explorer.py", "tests/site/test_page_contents.py",
+                     "tests/site/test_phone_layout.py")
+EDITIONS = ("en", "zh")
 
 # whole programs run in other processes (the benchmark's commands, a chapter run inside the
 # reader's zip, two processes of a vocabulary-parallel step, float64 gradchecks, the downloaded
@@ -149,6 +165,13 @@ def in_sample(nodeid: str, every: int = FAST_SAMPLE) -> bool:
     return zlib.crc32(nodeid.encode("utf8")) % every == 0
 
 
+def edition_in_turn(name: str) -> str:
+    """The edition that `make test` runs the test function ``name`` in (ONE_EDITION_FILES)."""
+    import zlib
+
+    return EDITIONS[zlib.crc32(name.encode("utf8")) % len(EDITIONS)]
+
+
 def pytest_collection_modifyitems(config, items):
     fast = os.environ.get(FAST_ENV, "").strip().lower() in ("1", "true", "yes")
     lane = os.environ.get(LANE_ENV, "").strip().lower()
@@ -160,7 +183,11 @@ def pytest_collection_modifyitems(config, items):
     kept, dropped = [], []
     for item in items:
         per_case = item.nodeid.startswith(PER_CASE_FILES) and "[" in item.nodeid
-        left_out = item.nodeid.startswith(skip) or (per_case and not in_sample(item.nodeid, every))
+        edition = getattr(getattr(item, "callspec", None), "params", {}).get("edition")
+        other_edition = (edition is not None and item.nodeid.startswith(ONE_EDITION_FILES)
+                         and edition != edition_in_turn(item.originalname))
+        left_out = (item.nodeid.startswith(skip) or (per_case and not in_sample(item.nodeid, every))
+                    or other_edition)
         (dropped if left_out else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -374,12 +374,18 @@ def build_reading_fixture(out: Path) -> Path:
 
 
 # The browser tests visit every page with GATHERBOOK_SITE_PAGES=all (CI: make test-all), and a
-# sample of each kind of page otherwise (make test): the landing page, the Start-here and
-# Reference pages, the search page, chapters 1 and 5, and one Practice page, in both editions.
+# sample otherwise (make test): the landing page; in each edition its Start-here page, chapter 1
+# and the search page (what every edition must have: its chapter's math and figures, its own
+# search); and each other kind of page once, the editions taking turns: "Run it yourself" and the
+# explorer in English, the glossary and a Practice page in Chinese.
 # The checks that read the built files (links, headings, sizes, ...) read every page either way.
 PAGES_ENV = "GATHERBOOK_SITE_PAGES"
-SAMPLE = ("index.html", "/intro.html", "/run.html", "/glossary.html", "/explorer.html", "/search.html",
-          "01_gather_basics.html", "05_scatter.html", "08_practice_2_3d.html")
+SAMPLE = ("index.html",
+          *(f"{e}/book/{e}/intro.html" for e in EDITIONS),
+          *(f"{e}/notebooks/{e}/01_gather_basics.html" for e in EDITIONS),
+          *(f"{e}/search.html" for e in EDITIONS),
+          "en/book/en/run.html", "en/book/en/explorer.html",
+          "zh/book/glossary.html", "zh/notebooks/zh/08_practice_2_3d.html")
 
 
 def every_page() -> bool:
@@ -390,4 +396,4 @@ def browser_pages(pages: list[str]) -> list[str]:
     """``pages`` for a browser test: all of them with GATHERBOOK_SITE_PAGES=all, else the sample."""
     if every_page():
         return list(pages)
-    return [p for p in pages if p == "index.html" or p.endswith(SAMPLE[1:])]
+    return [p for p in pages if p in SAMPLE]
