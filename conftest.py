@@ -133,13 +133,17 @@ EDITIONS = ("en", "zh")
 
 # whole programs run in other processes (the benchmark's commands, a chapter run inside the
 # reader's zip, two processes of a vocabulary-parallel step, float64 gradchecks, the downloaded
-# exercises run top to bottom) and a timing measurement that a busy machine flips: CI only
+# exercises run top to bottom, JupyterLab) and a timing measurement that a busy machine flips:
+# CI only
 CI_ONLY = ("tests/unit/test_bench.py::test_quick_command_writes_every_figure",
            "tests/unit/test_bench.py::test_memory_goals_in_separate_processes",
            "tests/notebooks/test_reader_download.py::test_make_check_runs_a_chapter_inside_the_zip",
            "tests/unit/test_vocab_parallel.py::", "tests/unit/test_fused_logprobs.py::test_gradcheck",
            "tests/unit/test_sphinx_downloads.py::test_downloaded_exercises_run_top_to_bottom",
-           "tests/exercises/test_puzzles.py::test_each_check_takes")
+           "tests/exercises/test_puzzles.py::test_each_check_takes",
+           # JupyterLab started and chapter 1 opened in it: a server and a browser app of half a
+           # minute of CPU
+           "tests/site/test_lab.py::")
 
 # single tests of seconds (comparisons with transformers, the zips built, per-notebook runs, scans
 # of every source file, the API's worked example): `make test` only

@@ -227,16 +227,54 @@ def act_landing(page, base_url):
     return reached
 
 
-def act_switch(page, base_url, path):
-    """Click the language switch, then the switch of the page reached: [(page, <html lang>)]."""
-    reached = []
-    for there in (sh.other_edition(path), path):
-        page.click("a.gatherbook-language-switch")
-        # (the switch adds the id of the section in view: test_site_reader.py checks it)
+# Where a reader is when they click the language switch: in the middle of a section (scrolled
+# 200 px into it) or inside an exercise (120 px into exercise 3, or the page's first exercise).
+SCROLL_INTO_JS = """([id, by]) => { const e = document.getElementById(id);
+    (id.startsWith('gb-s') ? (e.closest('section') || e) : e).scrollIntoView({block: 'start', behavior: 'instant'});
+    window.scrollBy({top: by, behavior: 'instant'}); }"""
+# Whether the element ``landed`` is the one of id ``target`` or inside its section
+LANDED_JS = """([landed, target]) => { const e = document.getElementById(landed), t = document.getElementById(target);
+    return !!(e && t && (landed === target || (t.closest('section') || t).contains(e))); }"""
+
+
+def switch_target(page, where: str) -> str:
+    """The id the reader is in before a click on the switch: the middle section of the page (the
+    last one left out: it may sit too low to reach the top) or exercise 3 (ids gb-s<N>, gb-e<N>)."""
+    ids = page.evaluate("() => [...document.querySelectorAll('[id^=gb-]')].map(e => e.id)")
+    exercises = [i for i in ids if i.startswith("gb-e")]
+    if where == "exercise" and exercises:
+        return "gb-e3" if "gb-e3" in exercises else exercises[0]
+    sections = [i for i in ids if i.startswith("gb-s")]
+    sections = sections[:-1] if len(sections) > 1 else sections
+    return sections[len(sections) // 2]
+
+
+def act_switch(page, watch, base_url, path, first_by_section):
+    """Click the language switch from inside the page (a section's middle, or an exercise), then the
+    switch of the page reached from inside the other kind of place; one record per click: the
+    page and <html lang> reached, where the reader was (``target``), the id the address lands on,
+    whether that is the target or inside it, its top in the window, and the switch's top before
+    the click (a reader's click where the switch is on screen: the article header stays at the
+    top; Playwright's click() would first scroll the page to it)."""
+    records = []
+    kinds = ("section", "exercise") if first_by_section else ("exercise", "section")
+    for there, kind in zip((sh.other_edition(path), path), kinds):
+        target = switch_target(page, kind)
+        page.evaluate(SCROLL_INTO_JS, [target, 200 if target.startswith("gb-s") else 120])
+        box = page.locator("a.gatherbook-language-switch").bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.wait_for_url(lambda url: url.split("#")[0] == base_url + there, wait_until="load")
-        reached.append([sh.site_path(base_url, page.url.split("#")[0]),
-                        page.evaluate("document.documentElement.lang")])
-    return reached
+        settle(page, watch)
+        landed = page.url.split("#")[-1] if "#" in page.url else ""
+        records.append({
+            "reached": [sh.site_path(base_url, page.url.split("#")[0]),
+                        page.evaluate("document.documentElement.lang")],
+            "kind": "section" if target.startswith("gb-s") else "exercise", "target": target,
+            "landed": landed, "inside": bool(landed) and page.evaluate(LANDED_JS, [landed, target]),
+            "top": page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", landed)
+                   if landed else None,
+            "switch_top": box["y"]})
+    return records
 
 
 def act_solution(page, edition):
@@ -322,7 +360,10 @@ def crawl(site, base_url, browser):
             if sh.is_chapter(path) and info["solutions"]:
                 info["actions"]["solution"] = attempt(act_solution, page, sh.edition_of(path))
             if sh.is_chapter(path) and sh.edition_of(path) == "en":  # last: it leaves the page
-                info["actions"]["switch"] = attempt(act_switch, page, base_url, path)
+                # from a section there and an exercise back, or the other way round, chapter by chapter
+                first_by_section = chapter_pages(pages, "en").index(path) % 2 == 0
+                info["actions"]["switch"] = attempt(act_switch, page, watch, base_url, path,
+                                                    first_by_section)
             if info["actions"]:
                 settle(page, watch)
             info.update(problems=watch.problems(), requests=watch.requests)
@@ -338,6 +379,15 @@ def crawl(site, base_url, browser):
     }, indent=1, ensure_ascii=False), encoding="utf8")
     return {"pages": facts, "outside": outside, "seconds": seconds, "base": base_url}
 
+
+
+def action(crawl, page, name):
+    """What the crawl's action ``name`` (landing, solution, switch) recorded on ``page``; fails the
+    test when it was not done or raised."""
+    result = crawl["pages"][page]["actions"].get(name)
+    assert result is not None, f"{name} was not done on {page}"
+    assert not (isinstance(result, dict) and "error" in result), f"{name} on {page}: {result['error']}"
+    return result
 
 
 def assert_clean(watch, context, what):

@@ -26,10 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
 
 ROOT = sh.ROOT
-# make test opens the Chinese chapter (what JupyterLab gets wrong first: sentences broken by a line,
-# labels in the notebook's language); with every page (make test-all, CI) the English one too
-CHAPTERS = ["en/01_gather_basics.ipynb", "zh/01_gather_basics.ipynb"] if sh.every_page() \
-    else ["zh/01_gather_basics.ipynb"]
+# (make test-all and CI run this file; make test leaves it out: conftest.py's CI_ONLY)
+CHAPTERS = ["en/01_gather_basics.ipynb", "zh/01_gather_basics.ipynb"]
 # what jupyterlab-myst writes where it meets a directive or role it does not know
 UNKNOWN = re.compile(r"Unknown (Directive|Role|directive|role)")
 START_SECONDS = 60  # the server answers in ~7 s on a quiet 2-core machine

@@ -24,7 +24,8 @@ import nbformat
 import pytest
 
 import site_helpers as sh  # tests/site/ is on sys.path (rootdir-relative import mode)
-from survey import CJK, INTERFACE, SCREENSHOTS, SEARCH_TERMS, assert_clean, chapter_pages, new_context, open_page, screenshot
+from survey import (CJK, INTERFACE, SCREENSHOTS, SEARCH_TERMS, action, assert_clean, chapter_pages, new_context,
+                    open_page, screenshot)
 
 
 def test_the_build_writes_nothing_outside_build(site):
@@ -283,13 +284,6 @@ def test_exercise_downloads_are_notebooks_without_solutions(base_url, crawl):
 # ---------------------------------------------------------------------------------------------
 # Clicking
 # ---------------------------------------------------------------------------------------------
-def action(crawl, page, name):
-    result = crawl["pages"][page]["actions"].get(name)
-    assert result is not None, f"{name} was not done on {page}"
-    assert not (isinstance(result, dict) and "error" in result), f"{name} on {page}: {result['error']}"
-    return result
-
-
 def test_landing_page_leads_to_both_editions(crawl):
     reached = action(crawl, "index.html", "landing")
     assert reached == [["en/book/en/intro.html", "en"], ["zh/book/zh/intro.html", "zh-CN"]], reached
@@ -298,7 +292,7 @@ def test_landing_page_leads_to_both_editions(crawl):
 def test_clicking_the_language_switch_on_a_chapter_and_back(site, crawl):
     for chapter in chapter_pages(list(crawl["pages"]), "en"):
         twin = sh.other_edition(chapter)
-        reached = action(crawl, chapter, "switch")
+        reached = [click["reached"] for click in action(crawl, chapter, "switch")]
         assert reached == [[twin, "zh-CN"], [chapter, "en"]], f"{chapter}: {reached}"
 
 

@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
 from survey import (  # noqa: E402 - the build, server, browser and visits: conftest.py
-    assert_clean, chapter_pages, new_context, open_page, settle, survey_pages,
+    action, assert_clean, chapter_pages, new_context, open_page, settle, survey_pages,
 )
 
 CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
@@ -246,63 +246,36 @@ def test_desktop_code_and_outputs_fit_the_column(site, crawl):
 # ---------------------------------------------------------------------------------------------
 # The language switch keeps the place
 # ---------------------------------------------------------------------------------------------
-def test_language_switch_lands_on_the_same_section(site, base_url, browser):
-    context = new_context(browser, base_url)
-    try:
-        for chapter in sh.browser_pages(chapter_pages(site["pages"], "en")):
-            ids = re.findall(r'id="(gb-s\d+)"', (site["path"] / chapter).read_text(encoding="utf8"))
-            ids = ids[:-1] if len(ids) > 1 else ids  # the last section may sit too low to reach the top
-            target = ids[len(ids) // 2]
-            page, watch = open_page(context, base_url + chapter)
-            for here, there in ((chapter, sh.other_edition(chapter)), (sh.other_edition(chapter), chapter)):
-                page.evaluate("""id => { const e = document.getElementById(id);
-                                  (e.closest('section') || e).scrollIntoView({block: 'start', behavior: 'instant'});
-                                  window.scrollBy({top: 200, behavior: 'instant'}); }""", target)
-                # a reader's click where the switch is on screen (the article header stays at the
-                # top); Playwright's click() would first scroll the page to the element
-                box = page.locator("a.gatherbook-language-switch").bounding_box()
-                assert box and 0 <= box["y"] < 200, f"{here}: the switch is not on screen mid-page: {box}"
-                page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-                page.wait_for_url(lambda u: u.split("#")[0] == base_url + there, wait_until="load")
-                settle(page, watch)
-                # the section itself, or an exercise inside it (ids gb-e<N>) when the reader was in one
-                landed = page.url.split("#")[-1]
-                inside = page.evaluate("""([id, sid]) => { const e = document.getElementById(id),
-                                           s = document.getElementById(sid);
-                                           return !!(e && s && (s.closest('section') || s).contains(e)); }""",
-                                       [landed, target])
-                assert landed == target or inside, f"{here} -> {page.url}: not #{target} or inside it"
-                top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", landed)
-                assert -5 < top < 400, f"{there}#{landed} is not at the top of the window ({top:.0f} px)"
-            assert_clean(watch, context, f"switching on {chapter}")
-            page.close()
-    finally:
-        context.close()
+def switch_clicks(crawl, kind):
+    """The crawl's clicks on the language switch (survey.act_switch) made from inside a ``kind``
+    ("section" or "exercise"), with the chapter they were made on."""
+    clicks = [(chapter, click) for chapter in chapter_pages(list(crawl["pages"]), "en")
+              for click in action(crawl, chapter, "switch")]
+    return [(chapter, click) for chapter, click in clicks if click["kind"] == kind]
 
 
-def test_language_switch_from_an_exercise_lands_on_the_same_exercise(site, base_url, browser):
+def test_language_switch_lands_on_the_same_section(crawl):
+    """From the middle of a section to the same section of the other edition, at the top of the
+    window (or to an exercise inside it, when the reader was in one)."""
+    clicks = switch_clicks(crawl, "section")
+    assert clicks, "the crawl clicked no switch from inside a section"
+    for chapter, click in clicks:
+        where = f"{chapter}: from #{click['target']} to {click['reached'][0]}#{click['landed']}"
+        assert 0 <= click["switch_top"] < 200, f"{where}: the switch is not on screen mid-page"
+        assert click["inside"], f"{where}: not #{click['target']} or inside it"
+        assert -5 < click["top"] < 400, f"{where}: not at the top of the window ({click['top']:.0f} px)"
+
+
+def test_language_switch_from_an_exercise_lands_on_the_same_exercise(crawl):
     """From inside exercise 3 (its text or its opened solution) to exercise 3 of the other edition,
     not to the top of the exercises section."""
-    chapter = chapter_pages(sh.browser_pages(site["pages"]), "en")[0]
-    assert 'id="gb-e3"' in (site["path"] / chapter).read_text(encoding="utf8")
-    context = new_context(browser, base_url)
-    try:
-        page, watch = open_page(context, base_url + chapter)
-        for here, there in ((chapter, sh.other_edition(chapter)), (sh.other_edition(chapter), chapter)):
-            page.evaluate("""() => { const e = document.getElementById('gb-e3');
-                              e.scrollIntoView({block: 'start', behavior: 'instant'});
-                              window.scrollBy({top: 120, behavior: 'instant'}); }""")
-            box = page.locator("a.gatherbook-language-switch").bounding_box()
-            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            page.wait_for_url(lambda u: u.split("#")[0] == base_url + there, wait_until="load")
-            settle(page, watch)
-            assert page.url.endswith("#gb-e3"), f"{here} -> {page.url}: not #gb-e3"
-            top = page.evaluate("() => document.getElementById('gb-e3').getBoundingClientRect().top")
-            assert -5 < top < 400, f"{there}#gb-e3 is not at the top of the window ({top:.0f} px)"
-        assert_clean(watch, context, f"switching on {chapter}'s exercise")
-        page.close()
-    finally:
-        context.close()
+    clicks = switch_clicks(crawl, "exercise")
+    assert clicks, "the crawl clicked no switch from inside an exercise"
+    for chapter, click in clicks:
+        where = f"{chapter}: from #{click['target']} to {click['reached'][0]}#{click['landed']}"
+        assert 0 <= click["switch_top"] < 200, f"{where}: the switch is not on screen"
+        assert click["landed"] == click["target"], f"{where}: not #{click['target']}"
+        assert -5 < click["top"] < 400, f"{where}: not at the top of the window ({click['top']:.0f} px)"
 
 
 def test_tooltip_goes_away_after_a_click(site, base_url, browser):
