@@ -20,7 +20,7 @@ export PYTHONDONTWRITEBYTECODE :=
 help:
 	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
 	@echo "                  built once into _build/site/, its browser tests on a sample of pages; the"
-	@echo "                  per-exercise, per-answer and per-puzzle tests on 1 in 4 of their cases,"
+	@echo "                  per-exercise, per-answer and per-puzzle tests on 1 in 8 of their cases,"
 	@echo "                  the whole-program runs (conftest.py's CI_ONLY) left to make test-all)"
 	@echo "make test-fast    the unit and exercise tests without the slow ones (the loop of fixing a checker)"
 	@echo "make test-notebooks  execute every notebook and compare its outputs (nbval)"
@@ -43,9 +43,11 @@ venv: $(STAMP)
 
 # The site tests build the site once (tests/site/conftest.py; the build starts with the session,
 # beside the other tests, and an unchanged tree reuses the last one) and leave it in _build/site.
-# The tests that run once per exercise, declared answer or puzzle run 1 in 4 of their cases here,
-# and the whole-program runs of a minute of CPU not at all (GATHERBOOK_LANE=test: conftest.py's
-# CASES_SAMPLE and CI_ONLY); make test-all runs them all.
+# The tests that run once per exercise, declared answer, puzzle or searched message run 1 in 8 of
+# their cases here, the browser tests open one page of each kind (tests/site/site_helpers.py's
+# SAMPLE) and a page of each edition in one edition, and the whole-program runs (JupyterLab, the
+# benchmark, ...) not at all (GATHERBOOK_LANE=test: conftest.py's lanes); make test-all runs them
+# all. tests/ holds no notebook: nbval is not loaded.
 test: $(STAMP)
 	GATHERBOOK_LANE=test GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
 	  $(PY) -m pytest -n $(WORKERS) --dist loadscope -o addopts="-p no:cacheprovider" -p no:nbval \

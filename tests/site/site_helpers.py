@@ -71,11 +71,16 @@ def on_ci() -> bool:
 # ---------------------------------------------------------------------------------------------
 # Build, once per test session
 # ---------------------------------------------------------------------------------------------
+# What the build never reads: the tests (_config.yml's ``exclude_patterns``), their pytest hooks,
+# the contributor's Makefile (the reader's zip ships book/reader/Makefile) and CI's script.
+NOT_READ_BY_THE_BUILD = ("tests/", "conftest.py", "Makefile", ".ci/")
+
+
 def source_files() -> list[str]:
     """The working tree's files that the build sees (tracked, and untracked that git does not
     ignore), as sorted POSIX paths relative to the root; None when git cannot list them.
-    The tests are not among them (the build reads none: _config.yml's ``exclude_patterns``), so
-    a session after an edit to a test reuses the last build."""
+    The files of NOT_READ_BY_THE_BUILD are not among them, so a session after an edit to a test
+    or to the lanes reuses the last build."""
     try:
         listed = subprocess.run(
             ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -83,7 +88,8 @@ def source_files() -> list[str]:
     except (OSError, subprocess.CalledProcessError):
         return None
     # a tracked file deleted in the working tree is listed too
-    return sorted({rel for rel in listed if rel and not rel.startswith("tests/") and (ROOT / rel).is_file()})
+    return sorted({rel for rel in listed if rel and not rel.startswith(NOT_READ_BY_THE_BUILD)
+                   and (ROOT / rel).is_file()})
 
 
 def copy_sources(dest: Path, files: list[str] | None = None) -> None:

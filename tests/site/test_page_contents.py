@@ -5,8 +5,8 @@ the top 30% of the window: beside folded deep-dives (a heading and one line each
 section below the reader's; scrolling up, or arriving in the middle of a section, it kept the old
 entry. ``book/_static/gatherbook.js`` now follows the scroll position.
 
-The check scrolls a long chapter of each edition (the one with the most entries in its page
-contents, read from the built pages) at 1366 px: down to every heading in turn, as a click in the
+The check scrolls a long chapter of each edition (of the chapters in the browser tests' sample,
+the one with the most entries in its page contents, read from the built pages) at 1366 px: down to every heading in turn, as a click in the
 page contents puts it (just under the sticky header), then back up to the middle of every section
 taller than the window. After each scroll the highlighted entry must be that section's. Headings
 inside a closed fold are not on screen and are not visited.
@@ -103,7 +103,7 @@ def misplaced_highlights(page) -> tuple[int, list[str]]:
 
 @pytest.mark.parametrize("edition", sh.EDITIONS)
 def test_page_contents_highlight_the_section_in_view(site, base_url, browser, edition):
-    path = longest_chapter(site["path"], site["pages"], edition)
+    path = longest_chapter(site["path"], sh.browser_pages(site["pages"]), edition)
     context = new_context(browser, base_url, viewport=DESKTOP)
     try:
         page, _ = open_page(context, base_url + path.lstrip("/"))
