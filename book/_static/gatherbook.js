@@ -124,6 +124,13 @@
     return (Number.isFinite(padding) ? padding : 64) + READING_SLACK;
   }
 
+  // Whether an element is drawn: not inside a closed fold. (Chromium, 156 at least, lays out a
+  // closed <details>'s content with content-visibility: hidden: its headings still have client
+  // rects, placed over what follows; checkVisibility() knows.)
+  function drawn(el) {
+    return el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0;
+  }
+
   // The link of the section in view: the last heading on screen or above it whose top has
   // reached the reading line. A heading inside a closed fold is not drawn and does not count.
   // At the end of the page, where the last sections cannot scroll up to the line, the section
@@ -132,7 +139,7 @@
     const line = readingLine();
     let current = null;
     for (const [link, heading] of entries) {
-      if (!heading.getClientRects().length) continue;
+      if (!drawn(heading)) continue;
       if (heading.getBoundingClientRect().top <= line) current = link;
     }
     const atEnd = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
@@ -141,7 +148,7 @@
       const chosen = entries.findIndex(([link]) => link === current);
       if (index > chosen) {
         const box = entries[index][1].getBoundingClientRect();
-        if (entries[index][1].getClientRects().length && box.top < window.innerHeight) current = entries[index][0];
+        if (drawn(entries[index][1]) && box.top < window.innerHeight) current = entries[index][0];
       }
     }
     return current;

@@ -34,7 +34,8 @@ ENTRIES_JS = r"""() => {
     const target = href.length > 1 ? document.getElementById(decodeURIComponent(href.slice(1))) : null;
     if (!target) return;
     const heading = target.querySelector('h1, h2, h3, h4, h5, h6') || target;
-    if (!heading.getClientRects().length) return;  // inside a closed fold
+    // inside a closed fold (whose content Chromium lays out hidden, client rects and all)
+    if (!heading.checkVisibility()) return;
     out.push({href, text: a.textContent.trim(), top: heading.getBoundingClientRect().top + scrollY});
   });
   // where a click in the page contents puts a heading: the theme's scroll-padding-top
