@@ -50,7 +50,7 @@ venv: $(STAMP)
 # all. tests/ holds no notebook: nbval is not loaded.
 test: $(STAMP)
 	GATHERBOOK_LANE=test GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
-	  $(PY) -m pytest -n $(WORKERS) --dist loadscope -o addopts="-p no:cacheprovider" -p no:nbval \
+	  $(PY) -m pytest -n $(WORKERS) --dist worksteal -o addopts="-p no:cacheprovider" -p no:nbval \
 	  -p no:anyio tests
 
 test-notebooks: $(STAMP)
