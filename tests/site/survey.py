@@ -452,6 +452,23 @@ CODE_JS = """() => {
 LAYOUT_JS = "() => ({figures: (%s)(), widths: (%s)(), code: (%s)()})" % (FIGURES_JS, WIDTHS_JS, CODE_JS)
 
 
+# The first table of the page whose cells hold a line of code (chapter 1's use cases): its code
+# words split over lines, and its width against the column's (tests/site/test_phone_layout.py).
+USE_CASE_TABLE_JS = r"""() => {
+  const table = [...document.querySelectorAll('article.bd-article table')]
+    .find((t) => [...t.querySelectorAll('td code')].some((c) => c.textContent.length >= 28));
+  if (!table) return null;
+  table.scrollIntoView();
+  const split = [...table.querySelectorAll('td code span.pre')]
+    .filter((s) => new Set([...s.getClientRects()].map((r) => Math.round(r.top))).size > 1)
+    .map((s) => s.textContent);
+  const column = document.querySelector('article.bd-article').getBoundingClientRect();
+  const box = table.getBoundingClientRect();
+  return {split, words: table.querySelectorAll('td code span.pre').length,
+          overflow: Math.max(0, table.scrollWidth - table.clientWidth, box.right - column.right)};
+}"""
+
+
 def survey_pages(site) -> list[str]:
     """The edition pages of the sample (every one with GATHERBOOK_SITE_PAGES=all), redirects left out."""
     return [p for p in sh.browser_pages(site["pages"])
@@ -470,6 +487,9 @@ def survey(browser, base_url: str, pages: list[str], viewport: str) -> dict[str,
                 settle(page, watch)
                 page.wait_for_function(IMAGES_LOADED_JS)
                 found[path] = page.evaluate(LAYOUT_JS)
+                if viewport == "phone" and path.endswith("/01_gather_basics.html"):
+                    found[path]["table"] = page.evaluate(USE_CASE_TABLE_JS)  # scrolls to it
+                    screenshot(page, f"use-case-table-{sh.edition_of(path)}-390.png")
                 page.close()
     finally:
         context.close()

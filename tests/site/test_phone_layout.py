@@ -1,6 +1,7 @@
 """Code in a table, and the cheat sheet's commented code, read whole on a phone (issue 21).
 
-Chapter 1's use-case table at 390 px, both editions: every word of its inline code (a ``span.pre``,
+Chapter 1's use-case table at 390 px, both editions (measured by the phone survey:
+survey.USE_CASE_TABLE_JS): every word of its inline code (a ``span.pre``,
 the text between two spaces of the code) sits on one line (it broke inside identifiers when the
 line had a third of the column), and nothing sticks out of the column. The table is stacked on a
 phone (book/ext/gatherbook_sphinx/tables.py marks it; book/_static/gatherbook.css lays it out).
@@ -22,34 +23,11 @@ from test_pages import SCREENSHOTS, new_context, open_page  # noqa: E402
 PHONE = {"width": 390, "height": 844}
 CHAPTER = "notebooks/{edition}/01_gather_basics.html"
 
-# The first table of the page whose cells hold a line of code: its code words split over lines,
-# and its width against the column's.
-TABLE_JS = r"""() => {
-  const table = [...document.querySelectorAll('article.bd-article table')]
-    .find((t) => [...t.querySelectorAll('td code')].some((c) => c.textContent.length >= 28));
-  if (!table) return null;
-  table.scrollIntoView();
-  const split = [...table.querySelectorAll('td code span.pre')]
-    .filter((s) => new Set([...s.getClientRects()].map((r) => Math.round(r.top))).size > 1)
-    .map((s) => s.textContent);
-  const column = document.querySelector('article.bd-article').getBoundingClientRect();
-  const box = table.getBoundingClientRect();
-  return {split, words: table.querySelectorAll('td code span.pre').length,
-          overflow: Math.max(0, table.scrollWidth - table.clientWidth, box.right - column.right)};
-}"""
-
-
 @pytest.mark.parametrize("edition", sh.EDITIONS)
-def test_use_case_table_keeps_code_words_whole_on_a_phone(site, base_url, browser, edition):
+def test_use_case_table_keeps_code_words_whole_on_a_phone(phone_survey, edition):
     path = f"{edition}/" + CHAPTER.format(edition=edition)
-    context = new_context(browser, base_url, viewport=PHONE, device_scale_factor=1)
-    try:
-        page, _ = open_page(context, base_url + path)
-        facts = page.evaluate(TABLE_JS)
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"use-case-table-{edition}-390.png"))
-    finally:
-        context.close()
+    assert path in phone_survey, f"{path} is not in the phone survey"
+    facts = phone_survey[path]["table"]  # survey.USE_CASE_TABLE_JS
     assert facts, f"{path}: no table with a line of code"
     assert facts["words"] >= 10, facts
     assert not facts["split"], f"{path}: code words broken across lines at 390 px: {facts['split']}"
