@@ -10,9 +10,9 @@ WORKERS ?= auto
 # several threads each on a small machine stall each other's matrix multiplies for seconds.
 # (Outputs must not depend on the thread count: `make determinism` runs them with all of them.)
 TEST_THREADS ?= 1
-# Compiled Python goes to _build/pycache/, never beside the sources, and is kept between runs (even
-# where PYTHONDONTWRITEBYTECODE is set): each test process imports some 150 modules of its own.
-export PYTHONPYCACHEPREFIX := $(CURDIR)/_build/pycache
+# Compiled Python is kept between runs (__pycache__/, ignored by git and by the site build), even
+# where the environment sets PYTHONDONTWRITEBYTECODE: each test process imports some 150 modules
+# of the book's own, and pytest rewrites each test module, 9 s of every process otherwise.
 export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean pdf
@@ -20,8 +20,9 @@ export PYTHONDONTWRITEBYTECODE :=
 help:
 	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
 	@echo "                  built once into _build/site/, its browser tests on a sample of pages; the"
-	@echo "                  per-exercise, per-answer and per-puzzle tests on 1 in 8 of their cases,"
-	@echo "                  the whole-program runs (conftest.py's CI_ONLY) left to make test-all)"
+	@echo "                  per-exercise, per-answer, per-puzzle and searched-message tests on 1 in 8"
+	@echo "                  of their cases, a page of each edition in one edition, the whole-program"
+	@echo "                  runs (JupyterLab, ...: conftest.py's CI_ONLY) left to make test-all)"
 	@echo "make test-fast    the unit and exercise tests without the slow ones (the loop of fixing a checker)"
 	@echo "make test-notebooks  execute every notebook and compare its outputs (nbval)"
 	@echo "make test-all     what CI runs: test + test-notebooks, every case, every page in the browser,"
@@ -47,7 +48,7 @@ venv: $(STAMP)
 # their cases here, the browser tests open one page of each kind (tests/site/site_helpers.py's
 # SAMPLE) and a page of each edition in one edition, and the whole-program runs (JupyterLab, the
 # benchmark, ...) not at all (GATHERBOOK_LANE=test: conftest.py's lanes); make test-all runs them
-# all. tests/ holds no notebook: nbval is not loaded.
+# all. tests/ holds no notebook with code to run: nbval is not loaded.
 test: $(STAMP)
 	GATHERBOOK_LANE=test GATHERBOOK_SITE_OUT=$(CURDIR)/_build/site OMP_NUM_THREADS=$(TEST_THREADS) \
 	  $(PY) -m pytest -n $(WORKERS) --dist worksteal -o addopts="-p no:cacheprovider" -p no:nbval \

@@ -34,8 +34,8 @@ def _execute_with_history(self, cell_input, allow_stdin=None):
 
 
 def pytest_configure(config):
-    # only where nbval runs: `make test-fast` leaves it out (-p no:nbval), and importing it takes a
-    # second in every process
+    # only where nbval runs: `make test` and `make test-fast` leave it out (-p no:nbval), and
+    # importing it takes a second in every process
     if config.pluginmanager.has_plugin("nbval"):
         import nbval.kernel
 
@@ -124,7 +124,8 @@ FAST_SAMPLE = 16
 CASES_SAMPLE = 8
 PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/test_exercises.py",
                   "tests/exercises/test_puzzles.py", "tests/exercises/test_notebook_exercises.py",
-                  "tests/site/test_search_errors.py")
+                  # (20 pasted messages; the file's other tests have two cases each and run whole)
+                  "tests/site/test_search_errors.py::test_a_pasted_error_message_lists_its_section_first")
 # browser tests that open their own page in each edition (a second of Chromium or more each):
 # `make test` runs each of them in one edition, the editions taking turns by the test's name
 ONE_EDITION_FILES = ("tests/site/test_explorer.py::", "tests/site/test_page_contents.py::",

@@ -251,17 +251,22 @@ def switch_target(page, where: str) -> str:
 
 def act_switch(page, watch, base_url, path, first_by_section):
     """Click the language switch from inside the page (a section's middle, or an exercise), then the
-    switch of the page reached from inside the other kind of place; one record per click: the
+    switch of the page reached from inside the other kind of place (with every page, make test-all,
+    then the round trip again with the kinds swapped); one record per click: the
     page and <html lang> reached, where the reader was (``target``), the id the address lands on,
     whether that is the target or inside it, its top in the window, and the switch's top before
     the click (a reader's click where the switch is on screen: the article header stays at the
     top; Playwright's click() would first scroll the page to it)."""
     records = []
     kinds = ("section", "exercise") if first_by_section else ("exercise", "section")
-    for there, kind in zip((sh.other_edition(path), path), kinds):
+    trips = [(sh.other_edition(path), kinds[0]), (path, kinds[1])]
+    if sh.every_page():  # and the other way round: from a section and from an exercise, both ways
+        trips += [(sh.other_edition(path), kinds[1]), (path, kinds[0])]
+    for there, kind in trips:
         target = switch_target(page, kind)
         page.evaluate(SCROLL_INTO_JS, [target, 200 if target.startswith("gb-s") else 120])
         box = page.locator("a.gatherbook-language-switch").bounding_box()
+        assert box, f"{page.url}: the language switch is not drawn"
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.wait_for_url(lambda url: url.split("#")[0] == base_url + there, wait_until="load")
         settle(page, watch)

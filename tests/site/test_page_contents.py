@@ -6,10 +6,11 @@ section below the reader's; scrolling up, or arriving in the middle of a section
 entry. ``book/_static/gatherbook.js`` now follows the scroll position.
 
 The check scrolls a long chapter of each edition (of the chapters in the browser tests' sample,
-the one with the most entries in its page contents, read from the built pages) at 1366 px: down to every heading in turn, as a click in the
-page contents puts it (just under the sticky header), then back up to the middle of every section
-taller than the window. After each scroll the highlighted entry must be that section's. Headings
-inside a closed fold are not on screen and are not visited.
+the one with the most entries in its page contents, read from the built pages) at 1366 px: down
+to every heading in turn, as a click in the page contents puts it (just under the sticky header),
+then back up to the middle of every section taller than the window. After each scroll the
+highlighted entry must be that section's. Headings inside a closed fold are not on screen and are
+not visited.
 """
 from __future__ import annotations
 

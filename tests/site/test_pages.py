@@ -293,7 +293,8 @@ def test_clicking_the_language_switch_on_a_chapter_and_back(site, crawl):
     for chapter in chapter_pages(list(crawl["pages"]), "en"):
         twin = sh.other_edition(chapter)
         reached = [click["reached"] for click in action(crawl, chapter, "switch")]
-        assert reached == [[twin, "zh-CN"], [chapter, "en"]], f"{chapter}: {reached}"
+        trips = 2 if sh.every_page() else 1
+        assert reached == [[twin, "zh-CN"], [chapter, "en"]] * trips, f"{chapter}: {reached}"
 
 
 @pytest.mark.parametrize("edition", sh.EDITIONS)

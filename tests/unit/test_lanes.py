@@ -33,8 +33,11 @@ def test_a_sample_is_about_one_in_every(every):
 
 
 class _Item:
-    def __init__(self, nodeid):
+    def __init__(self, nodeid, edition=None):
         self.nodeid = nodeid
+        self.originalname = nodeid.split("::")[-1].split("[")[0]
+        if edition:
+            self.callspec = type("CallSpec", (), {"params": {"edition": edition}})()
 
 
 class _Config:
@@ -71,6 +74,26 @@ def test_only_the_per_case_tests_are_sampled(monkeypatch, env, kept):
         assert [i for i in got if i in per_case] == [i for i in per_case if lanes.in_sample(i, every)]
 
 
+@pytest.mark.parametrize("lane, both", [("test", False), ("all", True)])
+def test_a_page_of_each_edition_is_opened_in_one_edition_in_make_test(monkeypatch, lane, both):
+    """make test runs a browser test of ONE_EDITION_FILES in one edition, the editions taking turns
+    by the test's name; make test-all in both. A test outside those files keeps both editions."""
+    monkeypatch.delenv("GATHERBOOK_FAST", raising=False)
+    monkeypatch.setenv("GATHERBOOK_LANE", lane)
+    one = lanes.ONE_EDITION_FILES[0]
+    names = [f"{one}test_{word}" for word in ("a", "b", "c", "d", "e", "f")]
+    items = [_Item(f"{n}[{e}]", e) for n in names for e in lanes.EDITIONS]
+    items += [_Item(f"tests/site/test_pages.py::test_x[{e}]", e) for e in lanes.EDITIONS]
+    lanes.pytest_collection_modifyitems(_Config(), items)
+    got = [i.nodeid for i in items]
+    assert "tests/site/test_pages.py::test_x[en]" in got and "tests/site/test_pages.py::test_x[zh]" in got
+    for n in names:
+        kept = [e for e in lanes.EDITIONS if f"{n}[{e}]" in got]
+        assert kept == (list(lanes.EDITIONS) if both else [lanes.edition_in_turn(n.split("::")[-1])])
+    if not both:  # the editions take turns: each is kept for some test
+        assert {lanes.edition_in_turn(n.split("::")[-1]) for n in names} == set(lanes.EDITIONS)
+
+
 def test_an_unknown_cases_setting_is_an_error(monkeypatch):
     monkeypatch.setenv("GATHERBOOK_LANE", "half")
     with pytest.raises(pytest.UsageError):
@@ -100,7 +123,8 @@ def test_a_kept_build_is_reused_only_for_its_fingerprint(tmp_path, monkeypatch):
     assert not sh.reuse_allowed()
 
 
-@pytest.mark.parametrize("prefix", sorted(set(lanes.FAST_SKIP) | set(lanes.CI_ONLY) | set(lanes.PER_CASE_FILES)))
+@pytest.mark.parametrize("prefix", sorted(set(lanes.FAST_SKIP) | set(lanes.CI_ONLY) | set(lanes.PER_CASE_FILES)
+                                           | set(lanes.ONE_EDITION_FILES)))
 def test_every_listed_test_exists(prefix):
     """A renamed or moved test would fall out of the lists silently (and into the lane)."""
     path, _, name = prefix.partition("::")
