@@ -18,6 +18,8 @@ from collections import defaultdict
 
 import pytest
 
+from gatherbook.editions import CODES as EDITIONS  # the book's editions
+
 # jsonschema 4.26 (nbformat validates notebooks with it) imports rfc3987-syntax when installed
 # (jupyter-events asks for it) to check the "iri" format, and rfc3987_syntax compiles its lark
 # grammars on import: 2 s in every test process. No test checks an IRI, and nbformat validates
@@ -130,7 +132,6 @@ PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/t
 # `make test` runs each of them in one edition, the editions taking turns by the test's name
 ONE_EDITION_FILES = ("tests/site/test_explorer.py::", "tests/site/test_page_contents.py::",
                      "tests/site/test_phone_layout.py::test_cheat_sheet")
-EDITIONS = ("en", "zh")
 
 # whole programs run in other processes (the benchmark's commands, a chapter run inside the
 # reader's zip, two processes of a vocabulary-parallel step, float64 gradchecks, the downloaded

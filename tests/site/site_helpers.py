@@ -19,9 +19,10 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import site_server
+from gatherbook.editions import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
-EDITIONS = ("en", "zh")
+EDITIONS = CODES  # the book's editions (gatherbook/editions.py)
 HTML_LANG = {"en": "en", "zh": "zh-CN"}
 
 # Debian's Chromium; GATHERBOOK_CHROMIUM points elsewhere (or at a missing file, to test the skip).
