@@ -119,10 +119,17 @@ def reuse_allowed() -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _environment() -> bytes:
-    """The Python and every installed distribution's version (listing them takes a second)."""
+    """The Python and every installed distribution's version (listing them takes a second).
+
+    Read from the environment's site-packages alone, not from ``sys.path``: with the checkout on
+    ``sys.path`` (pytest puts it there when it imports the root conftest.py), its
+    ``gatherbook.egg-info`` of an editable install counts once more, and the key of an unchanged
+    tree would depend on when in the session this runs (a rebuild at random)."""
+    import sysconfig
     from importlib import metadata
 
-    names = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+    where = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    names = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions(path=where)})
     return "\0".join([sys.version, sys.executable, *names, ""]).encode("utf8")
 
 

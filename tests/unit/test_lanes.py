@@ -111,6 +111,20 @@ def test_the_build_fingerprint_follows_every_source_byte(tmp_path, monkeypatch):
     assert sh.fingerprint(["a.md"]) != sh.fingerprint(["a.md", "b.md"])
 
 
+def test_the_installed_environment_is_read_from_site_packages_not_sys_path(tmp_path, monkeypatch):
+    # the checkout's gatherbook.egg-info is on sys.path only once pytest imports conftest.py
+    info = tmp_path / "gatherbook-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: gatherbook\nVersion: 0.1.0\n",
+                                   encoding="utf8")
+    sh._environment.cache_clear()
+    before = sh._environment()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sh._environment.cache_clear()
+    assert sh._environment() == before
+    sh._environment.cache_clear()
+
+
 def test_a_kept_build_is_reused_only_for_its_fingerprint(tmp_path, monkeypatch):
     monkeypatch.setattr(sh, "CACHE", tmp_path / "cache")
     site = tmp_path / "site"
