@@ -1,4 +1,4 @@
-"""The site tests' shared fixtures: one build per test session, one server, one browser, and one
+"""The site tests' shared fixtures: one build per test session, one server, one browser (its contexts shared by the tests), and one
 visit of each sampled page per viewport (``crawl`` at the desktop width, ``phone_survey`` on a
 phone: tests/site/survey.py), made by one process of the session and read by all.
 
@@ -67,6 +67,15 @@ def browser():
             pytest.fail(f"Chromium at {sh.chromium_path()} did not start: {exc}", pytrace=False)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def contexts(browser, base_url):
+    """``contexts(**options)``: the browser context of this process for those options, shared by
+    the tests (survey.Contexts); a test opens its tab there with survey.open_page and closes it."""
+    shared = survey.Contexts(browser, base_url)
+    yield shared
+    shared.close()
 
 
 @pytest.fixture(scope="session")

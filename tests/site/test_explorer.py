@@ -7,8 +7,8 @@ through torch here and through the page's JavaScript there, and must give the sa
 shape, error type and error message. Then the page is used as a reader uses it: keyboard edits
 redraw the output, the formula follows the pointer, both languages, a phone's width, ``file://``.
 
-The site is built once per session, shared with ``tests/test_site.py``, whose fixtures (build,
-server, browser) this module uses. Without Chromium or Playwright the browser tests are skipped,
+The site is built once per session; the build, the server and the browser's contexts are the
+fixtures of tests/site/conftest.py. Without Chromium or Playwright the browser tests are skipped,
 and fail when ``CI=true``.
 """
 from __future__ import annotations
@@ -133,9 +133,8 @@ def writes_twice(case) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# The site and a browser (as in test_site.py; the build is shared)
+# The site in a browser (the fixtures: conftest.py)
 # ---------------------------------------------------------------------------------------------
-# The build (one per session, shared), the server and the browser of test_site.py.
 from survey import ALLOWED_CONSOLE_ERRORS  # noqa: E402  (the fixtures: conftest.py)
 
 
@@ -152,14 +151,14 @@ def test_the_explorer_script_is_on_the_explorer_pages_only(site):
 
 
 class Visit:
-    """One page in its own context, with everything that goes wrong on it."""
+    """One page in its own tab (of the process's context for ``options``: conftest.py's
+    ``contexts``), with everything that goes wrong on it."""
 
-    def __init__(self, browser, url, site_prefix, **options):
-        self.context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+    def __init__(self, contexts, url, site_prefix, **options):
         self.errors, self.outside = [], []
         inside = (site_prefix, "data:", "blob:", "about:")
-        self.context.on("request", lambda r: r.url.startswith(inside) or self.outside.append(r.url))
-        self.page = self.context.new_page()
+        self.page = contexts(**options).new_page()
+        self.page.on("request", lambda r: r.url.startswith(inside) or self.outside.append(r.url))
         self.page.on("console", lambda m: m.type == "error" and m.text not in ALLOWED_CONSOLE_ERRORS
                      and self.errors.append(m.text))
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
@@ -168,18 +167,18 @@ class Visit:
         self.page.wait_for_selector(".gather-explorer [data-index-cell]")
 
     def close(self):
-        self.context.close()
+        self.page.close()
 
     def problems(self):
         return self.errors + [f"request outside the site: {u}" for u in self.outside]
 
 
 @pytest.fixture
-def visit(browser, base_url):
+def visit(contexts, base_url):
     opened = []
 
     def open_(edition="en", path=None, **options):
-        v = Visit(browser, base_url + (path or PAGES[edition]), base_url, **options)
+        v = Visit(contexts, base_url + (path or PAGES[edition]), base_url, **options)
         opened.append(v)
         return v
 
@@ -355,10 +354,10 @@ def test_no_sideways_scroll_on_a_phone(visit, edition):
     assert not v.problems(), v.problems()
 
 
-def test_works_from_file_urls(browser, site):
+def test_works_from_file_urls(contexts, site):
     site = site["path"]
     url = (site / PAGES["en"]).resolve().as_uri()
-    v = Visit(browser, url, site.resolve().as_uri())
+    v = Visit(contexts, url, site.resolve().as_uri())
     try:
         assert v.page.evaluate("typeof window.gatherExplorer.compute") == "function"
         assert v.page.locator("[data-index-cell]").count() == 6

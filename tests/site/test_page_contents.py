@@ -22,7 +22,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
-from test_pages import chapter_pages, new_context, open_page  # noqa: E402
+from survey import chapter_pages, open_page  # noqa: E402
 
 DESKTOP = {"width": 1366, "height": 800}
 TOC_ENTRY = re.compile(r'<li class="[^"]*toc-entry[^"]*"><a class="reference internal nav-link" href="#')
@@ -104,14 +104,13 @@ def misplaced_highlights(page) -> tuple[int, list[str]]:
 
 
 @pytest.mark.parametrize("edition", sh.EDITIONS)
-def test_page_contents_highlight_the_section_in_view(site, base_url, browser, edition):
+def test_page_contents_highlight_the_section_in_view(site, base_url, contexts, edition):
     path = longest_chapter(site["path"], sh.browser_pages(site["pages"]), edition)
-    context = new_context(browser, base_url, viewport=DESKTOP)
+    page, _ = open_page(contexts(viewport=DESKTOP), base_url + path.lstrip("/"))
     try:
-        page, _ = open_page(context, base_url + path.lstrip("/"))
         checked, wrong = misplaced_highlights(page)
     finally:
-        context.close()
+        page.close()
     assert checked >= 10, f"{path}: only {checked} positions to check"
     assert not wrong, f"{path}: {len(wrong)} of {checked} positions highlight another section:\n" \
         + "\n".join(wrong)

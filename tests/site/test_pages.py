@@ -332,7 +332,7 @@ def test_dark_theme_keeps_figures_on_white(site, base_url, browser):
         assert set(looks) == {"rgb(255, 255, 255) / filter none"}, f"figures in the dark theme: {looks}"
         page.evaluate("document.querySelector('.cell_output img').closest('.cell').scrollIntoView({block: 'center'})")
         screenshot(page, "en-chapter-dark.png")
-        assert_clean(watch, context, f"{chapter} in the dark theme")
+        assert_clean(watch, f"{chapter} in the dark theme")
     finally:
         context.close()
 

@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
-from test_pages import SCREENSHOTS, new_context, open_page  # noqa: E402
+from survey import SCREENSHOTS, open_page  # noqa: E402
 
 PHONE = {"width": 390, "height": 844}
 CHAPTER = "notebooks/{edition}/01_gather_basics.html"
@@ -51,17 +51,16 @@ COMMENTS_JS = r"""() => {
 
 
 @pytest.mark.parametrize("edition", sh.EDITIONS)
-def test_cheat_sheet_comments_on_lines_of_their_own_on_a_phone(site, base_url, browser, edition):
+def test_cheat_sheet_comments_on_lines_of_their_own_on_a_phone(site, base_url, contexts, edition):
     path = f"{edition}/book/{edition}/cheatsheet.html"
-    context = new_context(browser, base_url, viewport=PHONE, device_scale_factor=1)
+    page, _ = open_page(contexts(viewport=PHONE, device_scale_factor=1), base_url + path)
     try:
-        page, _ = open_page(context, base_url + path)
         comments = page.evaluate(COMMENTS_JS)
         page.locator("article.bd-article div.highlight pre").nth(3).scroll_into_view_if_needed()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / f"cheatsheet-{edition}-390.png"))
     finally:
-        context.close()
+        page.close()
     assert len(comments) >= 10, f"{path}: only {len(comments)} comments found"
     bad = [c for c in comments if c["indent"] > 4 or c["lines"] > 1]
     assert not bad, f"{path}: {len(bad)} comments mid-line or cut over lines at 390 px:\n" \

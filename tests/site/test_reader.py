@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
 from survey import (  # noqa: E402 - the build, server, browser and visits: conftest.py
-    action, assert_clean, chapter_pages, new_context, open_page, settle, survey_pages,
+    action, assert_clean, chapter_pages, open_page, settle, survey_pages,
 )
 
 CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")
@@ -166,16 +166,15 @@ def search_queries(site) -> list[tuple[str, set[str], str]]:
 
 
 @pytest.fixture(scope="module")
-def zh_search_page(site, base_url, browser):
-    context = new_context(browser, base_url)
-    page, watch = open_page(context, base_url + "zh/search.html")
+def zh_search_page(site, base_url, contexts):
+    page, watch = open_page(contexts(), base_url + "zh/search.html")
     page.wait_for_function("() => typeof Search !== 'undefined' && Search.hasIndex()")
-    yield page, watch, context
-    context.close()
+    yield page, watch
+    page.close()
 
 
 def test_chinese_search_finds_every_heading_glossary_term_and_phrase(site, base_url, zh_search_page):
-    page, watch, context = zh_search_page
+    page, watch = zh_search_page
     queries = search_queries(site)
     assert len(queries) > 50, f"only {len(queries)} queries: did the pages change shape?"
     found = page.evaluate(SEARCH_JS, [q for q, _, _ in queries])
@@ -187,13 +186,12 @@ def test_chinese_search_finds_every_heading_glossary_term_and_phrase(site, base_
         elif not want <= hit_pages:
             problems.append(f"{query!r} ({origin}): found {sorted(hit_pages)}, missing {sorted(want - hit_pages)}")
     assert not problems, f"{len(problems)} of {len(queries)} searches miss pages:\n" + "\n".join(problems[:40])
-    assert_clean(watch, context, "zh/search.html")
+    assert_clean(watch, "zh/search.html")
 
 
-def test_a_search_hit_leads_to_the_match_highlighted(site, base_url, browser):
-    context = new_context(browser, base_url)
+def test_a_search_hit_leads_to_the_match_highlighted(site, base_url, contexts):
+    page, watch = open_page(contexts(), base_url + "zh/book/zh/intro.html")
     try:
-        page, watch = open_page(context, base_url + "zh/book/zh/intro.html")
         term = "交叉熵"
         page.goto(base_url + "zh/search.html?q=" + quote(term), wait_until="load")
         page.wait_for_function("() => document.querySelectorAll('#search-results li p.context').length > 0",
@@ -214,9 +212,9 @@ def test_a_search_hit_leads_to_the_match_highlighted(site, base_url, browser):
         assert box[0] < box[2] and box[1] > 0, f"#{fragment} is not on screen after the click: {box}"
         marks = page.evaluate("[...document.querySelectorAll('span.highlighted')].map(s => s.textContent)")
         assert term in marks, f"{term!r} is not highlighted on {page.url}: {marks[:5]}"
-        assert_clean(watch, context, "search and click")
+        assert_clean(watch, "search and click")
     finally:
-        context.close()
+        page.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,11 +276,10 @@ def test_language_switch_from_an_exercise_lands_on_the_same_exercise(crawl):
         assert -5 < click["top"] < 400, f"{where}: not at the top of the window ({click['top']:.0f} px)"
 
 
-def test_tooltip_goes_away_after_a_click(site, base_url, browser):
+def test_tooltip_goes_away_after_a_click(site, base_url, contexts):
     """A tap on a touch screen is a hover that never ends: Bootstrap's tooltip stayed on screen."""
-    context = new_context(browser, base_url, has_touch=True)
+    page, watch = open_page(contexts(has_touch=True), base_url + "en/book/en/intro.html")
     try:
-        page, watch = open_page(context, base_url + "en/book/en/intro.html")
         tapped = 0
         for selector in ("button.theme-switch-button", "button.primary-toggle"):
             button = page.locator(selector).first
@@ -296,9 +293,9 @@ def test_tooltip_goes_away_after_a_click(site, base_url, browser):
             if selector == "button.primary-toggle":
                 button.tap()  # and the sidebar back
         assert tapped, "no button with a tooltip to tap"
-        assert_clean(watch, context, "tapping buttons")
+        assert_clean(watch, "tapping buttons")
     finally:
-        context.close()
+        page.close()
 
 
 # ---------------------------------------------------------------------------------------------

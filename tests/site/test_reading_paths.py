@@ -20,11 +20,21 @@ def fixture_url(reading_fixture_html):
         yield url
 
 
-@pytest.fixture()
-def page(browser):
+@pytest.fixture(scope="module")
+def phone(browser):
+    """A phone-sized context for this module's tests, a blank tab kept open in it (so that each
+    test's tab reuses its renderer: survey.Contexts)."""
     context = browser.new_context(viewport={"width": 390, "height": 800})
-    yield context.new_page()
+    context.new_page()
+    yield context
     context.close()
+
+
+@pytest.fixture()
+def page(phone):
+    page = phone.new_page()
+    yield page
+    page.close()
 
 
 DEEP_TEXT = "text=The deep text sits here."

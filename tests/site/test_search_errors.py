@@ -43,22 +43,22 @@ CHINESE_UNSPACED = ["索引越界", "设备端断言"]
 
 
 @pytest.fixture(scope="module")
-def search(base_url, browser):
+def search(base_url, contexts):
     """search(edition, query) -> the site paths of the pages the search box lists."""
     base = base_url
-    page = browser.new_page()
-    if True:
-        def run(edition: str, query: str) -> list[str]:
-            page.goto(f"{base}{edition}/search.html?q={quote(query)}")
-            page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
-                                   " || {}).textContent", timeout=30_000)
-            hrefs = page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(a => a.href)")
-            links = [urlsplit(h) for h in hrefs]
-            return [sh.site_path(base, h._replace(query="", fragment="").geturl())
-                    + (f"#{h.fragment}" if h.fragment else "") for h in links]
+    page = contexts().new_page()
 
-        yield run
-        page.close()
+    def run(edition: str, query: str) -> list[str]:
+        page.goto(f"{base}{edition}/search.html?q={quote(query)}")
+        page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
+                               " || {}).textContent", timeout=30_000)
+        hrefs = page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(a => a.href)")
+        links = [urlsplit(h) for h in hrefs]
+        return [sh.site_path(base, h._replace(query="", fragment="").geturl())
+                + (f"#{h.fragment}" if h.fragment else "") for h in links]
+
+    yield run
+    page.close()
 
 
 def _chapter(edition: str) -> str:
