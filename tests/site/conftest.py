@@ -79,13 +79,13 @@ def contexts(browser, base_url):
 
 
 @pytest.fixture(scope="session")
-def crawl(site, base_url, browser):
+def crawl(site, base_url, contexts):
     """Every sampled page at the desktop width, with what a reader does there (survey.crawl)."""
-    return survey.once(site["shared"] / "crawl.json", lambda: survey.crawl(site, base_url, browser))
+    return survey.once(site["shared"] / "crawl.json", lambda: survey.crawl(site, base_url, contexts))
 
 
 @pytest.fixture(scope="session")
-def phone_survey(site, base_url, browser):
+def phone_survey(site, base_url, contexts):
     """``{page: layout}`` of every sampled edition page on a phone (survey.survey)."""
     return survey.once(site["shared"] / "phone-survey.json",
-                       lambda: survey.survey(browser, base_url, survey.survey_pages(site), "phone"))
+                       lambda: survey.survey(contexts, base_url, survey.survey_pages(site), "phone"))

@@ -13,7 +13,8 @@ The facts hold no address of the server that made them (the ``base`` of the craw
 worker that did not visit the pages reads them as well as the one that did.
 
 Tests that must interact (typing in the search, scrolling the page contents, the explorer's
-widget) open their own page with :func:`new_context` and :func:`open_page`.
+widget) open their own tab with :func:`open_page` in a context of :class:`Contexts` (conftest.py's
+``contexts``), shared by the tests of a process, the crawl and the survey among them.
 """
 from __future__ import annotations
 
@@ -162,21 +163,15 @@ class Watch:
 
 
 def new_context(browser, base_url, **options):
-    """A browser context that records every request outside ``base_url`` in ``context.outside``.
+    """A browser context whose tabs (:func:`open_page`, :func:`tabs`) record every request outside
+    ``base_url`` (their Watch's ``outside``).
 
     Chromium is started with every host name unresolvable (``sh.CHROMIUM_ARGS``), so such a
     request also fails instead of leaving the machine. (Observed, not routed: Playwright turns
     the HTTP cache off while routing, and every page would fetch the theme's scripts again.)
     """
     context = browser.new_context(**{"viewport": VIEWPORT, **options})
-    context.outside = []
     context.inside = base_url  # for the Watch of each of its tabs
-
-    def observe(request):
-        if not request.url.startswith((base_url, "data:", "blob:", "about:")):
-            context.outside.append(f"{request.url} (from {request.frame.url})")
-
-    context.on("request", observe)
     return context
 
 
@@ -191,12 +186,17 @@ class Contexts:
     without, 28 with a context for each page. What one test leaves in a context's storage the
     next test there sees; the site keeps only the theme's choice there, and the dark theme's
     test has a context of its own (``color_scheme``).
+
+    Every context has the options of :data:`SHARED` unless told otherwise: the light theme, and
+    the clipboard for the copy buttons.
     """
+    SHARED = {"color_scheme": "light", "permissions": ["clipboard-read", "clipboard-write"]}
 
     def __init__(self, browser, base_url: str):
         self.browser, self.base_url, self.open = browser, base_url, {}
 
     def __call__(self, **options):
+        options = {**self.SHARED, **options}
         key = json.dumps(options, sort_keys=True)
         if key not in self.open:
             context = new_context(self.browser, self.base_url, **options)
@@ -229,9 +229,12 @@ def settle(page, watch, timeout=None):
     watch.stalled += [request.url for request in watch.pending]
 
 
-def start_page(context, url):
-    """Open ``url`` in a new tab and return as soon as the navigation has committed."""
+def start_page(context, url, viewport=None):
+    """Open ``url`` in a new tab (of ``viewport``'s size, if given, instead of the context's) and
+    return as soon as the navigation has committed."""
     page = context.new_page()
+    if viewport:
+        page.set_viewport_size(viewport)
     watch = Watch(page, getattr(context, "inside", None))
     page.goto(url, wait_until="commit")
     return page, watch
@@ -252,8 +255,8 @@ def tabs(context, count: int) -> list:
     return [(page, Watch(page, inside)) for page in (context.new_page() for _ in range(max(1, count)))]
 
 
-def open_page(context, url, redirect_to=None):
-    page, watch = start_page(context, url)
+def open_page(context, url, redirect_to=None, viewport=None):
+    page, watch = start_page(context, url, viewport)
     page.wait_for_load_state("load")
     if redirect_to:
         page.wait_for_url(redirect_to, wait_until="load")
@@ -380,20 +383,19 @@ def attempt(action, *args):
         return {"error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
 
 
-def crawl(site, base_url, browser):
+def crawl(site, base_url, contexts):
     """Visit every page once (a sample of each kind without GATHERBOOK_SITE_PAGES=all: site_helpers)
     at the desktop width; returns {"pages": {page: facts}, "outside": [...], "seconds": s, "base": url}.
     A chapter page's facts hold its layout (LAYOUT_JS) as loaded, before the crawl clicks anything."""
     start = time.perf_counter()
-    context = new_context(browser, base_url, color_scheme="light",
-                          permissions=["clipboard-read", "clipboard-write"])
+    context = contexts()
     pages = sh.browser_pages(site["pages"])
     first_chapters = {e: (chapter_pages(pages, e) or [None])[0] for e in sh.EDITIONS}
     shots = {"index.html": "landing.png",
              **{f"{e}/book/{e}/intro.html": f"{e}-intro.png" for e in sh.EDITIONS},
              **{c: f"{e}-chapter.png" for e, c in first_chapters.items() if c}}
     queries = {f"{e}/search.html": f"?q={quote(term)}" for e, term in SEARCH_TERMS.items()}
-    facts = {}
+    facts, outside = {}, []
     lanes = tabs(context, min(TABS, len(pages)))
     for at in range(0, len(pages), len(lanes)):  # a few tabs load at once; each is then read in turn
         batch = [(path, *go_on(page, watch, base_url + path + queries.get(path, "")))
@@ -427,9 +429,10 @@ def crawl(site, base_url, browser):
             if info["actions"]:
                 settle(page, watch)
             info.update(problems=watch.problems(), requests=watch.requests)
+            outside += watch.outside
             facts[path] = info
-    outside = list(context.outside)
-    context.close()
+    for page, _ in lanes:
+        page.close()
     seconds = round(time.perf_counter() - start, 2)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps({
@@ -534,13 +537,12 @@ def survey_pages(site) -> list[str]:
             if sh.edition_of(p) and not sh.parse_page(site["path"] / p).refresh]
 
 
-def survey(browser, base_url: str, pages: list[str], viewport: str) -> dict[str, dict]:
+def survey(contexts, base_url: str, pages: list[str], viewport: str) -> dict[str, dict]:
     """``{page: LAYOUT_JS's facts}`` for ``pages`` at ``viewport`` (VIEWPORTS), each loaded once,
     a few tabs at a time, and read when it has settled and its images are in."""
-    context = new_context(browser, base_url, **VIEWPORTS[viewport])
     found = {}
+    lanes = tabs(contexts(**VIEWPORTS[viewport]), min(TABS, len(pages)))
     try:
-        lanes = tabs(context, min(TABS, len(pages)))
         for at in range(0, len(pages), len(lanes)):
             batch = [(path, *go_on(page, watch, base_url + path))
                      for path, (page, watch) in zip(pages[at:at + len(lanes)], lanes)]
@@ -552,7 +554,8 @@ def survey(browser, base_url: str, pages: list[str], viewport: str) -> dict[str,
                     found[path]["table"] = page.evaluate(USE_CASE_TABLE_JS)  # scrolls to it
                     screenshot(page, f"use-case-table-{sh.edition_of(path)}-390.png")
     finally:
-        context.close()
+        for page, _ in lanes:
+            page.close()
     return found
 
 

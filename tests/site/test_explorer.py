@@ -26,7 +26,6 @@ import site_helpers as sh  # noqa: E402
 
 PAGES = {"en": "en/book/en/explorer.html", "zh": "zh/book/zh/explorer.html"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
-PHONE = {"width": 390, "height": 844}
 CHAPTER_1 = {e: f"{e}/notebooks/{e}/01_gather_basics.html" for e in sh.EDITIONS}
 
 
@@ -135,7 +134,7 @@ def writes_twice(case) -> bool:
 # ---------------------------------------------------------------------------------------------
 # The site in a browser (the fixtures: conftest.py)
 # ---------------------------------------------------------------------------------------------
-from survey import ALLOWED_CONSOLE_ERRORS  # noqa: E402  (the fixtures: conftest.py)
+from survey import ALLOWED_CONSOLE_ERRORS, VIEWPORTS  # noqa: E402  (the fixtures: conftest.py)
 
 
 def test_the_explorer_script_is_on_the_explorer_pages_only(site):
@@ -329,7 +328,7 @@ def test_both_languages_pointer_formula_and_no_request_outside(visit, edition):
 
 @pytest.mark.parametrize("edition", sh.EDITIONS)
 def test_no_sideways_scroll_on_a_phone(visit, edition):
-    v = visit(edition, viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    v = visit(edition, **VIEWPORTS["phone"])
     page = v.page
     widths = []
     for setup in ("default", "3d-large"):
@@ -372,7 +371,7 @@ def test_chapter_1_embeds_the_small_explorer_and_links_the_page(site, visit, edi
     if "data-gather-explorer" not in html:
         pytest.skip(f"{CHAPTER_1[edition]} does not embed the explorer (yet): "
                     "the {gather-explorer} snippet goes into chapter 1's notebooks")
-    v = visit(edition, path=CHAPTER_1[edition], viewport=PHONE, is_mobile=True, has_touch=True)
+    v = visit(edition, path=CHAPTER_1[edition], **VIEWPORTS["phone"])
     page = v.page
     root = page.locator(".gather-explorer").first
     assert root.get_attribute("data-compact") == "1"

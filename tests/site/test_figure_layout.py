@@ -118,8 +118,10 @@ if __name__ == "__main__":  # the table of the closing note
     pages = chapter_pages(sh.site_pages(site))
     with sh.serve(site) as url, sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=sh.chromium_path(), args=sh.CHROMIUM_ARGS)
+        contexts = survey.Contexts(b, url)
         rows = {v: {p: figures(site, p, layout["figures"])
-                    for p, layout in survey.survey(b, url, pages, v).items()} for v in VIEWPORTS}
+                    for p, layout in survey.survey(contexts, url, pages, v).items()} for v in VIEWPORTS}
+        contexts.close()
         b.close()
     print("| page | figure | whole at 390 px | value px at 390 | text px at 390 | text px at 1280 | density |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

@@ -106,7 +106,7 @@ def misplaced_highlights(page) -> tuple[int, list[str]]:
 @pytest.mark.parametrize("edition", sh.EDITIONS)
 def test_page_contents_highlight_the_section_in_view(site, base_url, contexts, edition):
     path = longest_chapter(site["path"], sh.browser_pages(site["pages"]), edition)
-    page, _ = open_page(contexts(viewport=DESKTOP), base_url + path.lstrip("/"))
+    page, _ = open_page(contexts(), base_url + path.lstrip("/"), viewport=DESKTOP)
     try:
         checked, wrong = misplaced_highlights(page)
     finally:

@@ -18,10 +18,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
-from survey import SCREENSHOTS, open_page  # noqa: E402
+from survey import SCREENSHOTS, VIEWPORTS, open_page  # noqa: E402
 
-PHONE = {"width": 390, "height": 844}
 CHAPTER = "notebooks/{edition}/01_gather_basics.html"
+
 
 @pytest.mark.parametrize("edition", sh.EDITIONS)
 def test_use_case_table_keeps_code_words_whole_on_a_phone(phone_survey, edition):
@@ -53,7 +53,7 @@ COMMENTS_JS = r"""() => {
 @pytest.mark.parametrize("edition", sh.EDITIONS)
 def test_cheat_sheet_comments_on_lines_of_their_own_on_a_phone(site, base_url, contexts, edition):
     path = f"{edition}/book/{edition}/cheatsheet.html"
-    page, _ = open_page(contexts(viewport=PHONE, device_scale_factor=1), base_url + path)
+    page, _ = open_page(contexts(**VIEWPORTS["phone"]), base_url + path)
     try:
         comments = page.evaluate(COMMENTS_JS)
         page.locator("article.bd-article div.highlight pre").nth(3).scroll_into_view_if_needed()
