@@ -67,7 +67,7 @@ test-all: $(STAMP)
 # without nbval (its import compiles grammars for seconds in every worker) and without the two
 # files that the fast lane skips whole (FAST_SKIP in conftest.py): they would still be imported
 test-fast: $(STAMP)
-	GATHERBOOK_FAST=1 OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) -q -m "not slow" \
+	GATHERBOOK_FAST=1 OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) --dist worksteal -q -m "not slow" \
 	  -o addopts="-p no:cacheprovider" -p no:nbval -p no:anyio tests/unit tests/exercises \
 	  --ignore=tests/unit/test_sphinx_downloads.py --ignore=tests/exercises/test_notebook_exercises.py
 

@@ -376,12 +376,18 @@ def site_path(base: str, url: str) -> str:
 
 READING_FIXTURE = ROOT / "tests" / "site" / "reading_fixture"
 
+# `python -m sphinx ...` for the tests' own small builds, without rfc3987_syntax: myst-nb's nbformat
+# imports jsonschema, which imports it to check IRIs and compiles its grammars on import (2 s of
+# every such build; the root conftest.py keeps it out of the test processes for the same reason).
+SPHINX_BUILD = [sys.executable, "-c", "import sys; sys.modules['rfc3987_syntax'] = None; "
+                "from sphinx.cmd.build import main; sys.exit(main(sys.argv[1:]))"]
+
 
 def build_reading_fixture(out: Path) -> Path:
     """Build the two-notebook book of the reading-path conventions (deep-dives, predict answers,
     a link to an anchor in another notebook) into ``out`` with -W; returns ``out``."""
-    run = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W", str(READING_FIXTURE),
-                          str(out)], capture_output=True, text=True)
+    run = subprocess.run([*SPHINX_BUILD, "-b", "html", "-q", "-W", str(READING_FIXTURE), str(out)],
+                         capture_output=True, text=True)
     if run.returncode != 0:
         raise AssertionError(f"the reading fixture did not build:\n{run.stderr[-3000:]}")
     return out
