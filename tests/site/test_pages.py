@@ -2,8 +2,8 @@
 
 The session builds the site once with ``book/build.py`` (strict: ``-W --keep-going -n``; conftest.py),
 serves it from 127.0.0.1, and visits every page of the sample once in one shared headless Chromium
-(several tabs at a time: ``survey.crawl``, once per session), collecting everything the tests
-below assert on. While a page is open the crawl also does what a reader does there: searches (the
+(two tabs, each going from page to page: ``survey.crawl``, once per session), collecting everything
+the tests below assert on. While a page is open the crawl also does what a reader does there: searches (the
 search pages are visited with a query), opens and closes a solution and copies its code, clicks
 the language switch there and back, picks a language on the landing page. Only the dark theme
 needs a visit of its own.
