@@ -78,6 +78,14 @@ def contexts(browser, base_url):
     shared.close()
 
 
+@pytest.fixture(autouse=True)
+def _site_storage_forgotten(request):
+    """After a test that used the shared contexts, empty the site's storage there (Contexts.forget)."""
+    yield
+    if "contexts" in request.fixturenames:
+        request.getfixturevalue("contexts").forget()
+
+
 @pytest.fixture(scope="session")
 def crawl(site, base_url, contexts):
     """Every sampled page at the desktop width, with what a reader does there (survey.crawl)."""

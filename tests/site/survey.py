@@ -179,13 +179,16 @@ class Contexts:
     """The browser contexts of one test process, one per set of options (``viewport``,
     ``has_touch``, ...), shared by its tests: ``contexts(**options)``.
 
-    A test opens its own tab there (:func:`open_page`) and closes it. Each context keeps a blank
-    tab open while it lives: a new tab then reuses the renderer process of the context and what
-    that has compiled, where the first tab of a context, or one after the last tab closed, starts
-    a new one. Measured on six pages, in Chromium core-seconds: 14 with a tab kept open, 22
-    without, 28 with a context for each page. What one test leaves in a context's storage the
-    next test there sees; the site keeps only the theme's choice there, and the dark theme's
-    test has a context of its own (``color_scheme``).
+    A test opens its own tab there (:func:`open_page`) and closes it. Each context keeps a tab
+    open while it lives, on the landing page: a new tab then reuses the renderer process of the
+    context and what that has compiled, where the first tab of a context, or one after the last
+    tab closed, starts a new one. Measured on six pages, in Chromium core-seconds: 14 with a tab
+    kept open, 22 without, 28 with a context for each page.
+
+    The site keeps a reader's state in its origin's storage: a search leaves its words for the
+    next page to highlight (and to open the deep-dives they are in), the theme button its mode.
+    :meth:`forget` empties it, from that tab, after every test (tests/site/conftest.py), so that
+    no test sees what the one before it left.
 
     Every context has the options of :data:`SHARED` unless told otherwise: the light theme, and
     the clipboard for the copy buttons.
@@ -200,9 +203,15 @@ class Contexts:
         key = json.dumps(options, sort_keys=True)
         if key not in self.open:
             context = new_context(self.browser, self.base_url, **options)
-            context.new_page()  # the blank tab that keeps the renderer process
+            context.keep = context.new_page()  # the tab that keeps the renderer process
+            context.keep.goto(self.base_url + "index.html")
             self.open[key] = context
         return self.open[key]
+
+    def forget(self):
+        """Empty the site's storage in every context (what the tests before left there)."""
+        for context in self.open.values():
+            context.keep.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
 
     def close(self):
         for context in self.open.values():

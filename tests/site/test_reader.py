@@ -189,6 +189,23 @@ def test_chinese_search_finds_every_heading_glossary_term_and_phrase(site, base_
     assert_clean(watch, "zh/search.html")
 
 
+def test_the_next_test_does_not_see_a_search_s_words(base_url, contexts):
+    """A search leaves its words in the site's storage for the next page (which highlights them and
+    opens the deep-dives they are in); in the shared contexts, Contexts.forget (after each test)
+    keeps them from the next test's pages."""
+    context = contexts()
+    page, _ = open_page(context, base_url + "zh/search.html?q=" + quote("索引"))
+    try:
+        page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
+                               " || {}).textContent", timeout=20_000)
+    finally:
+        page.close()
+    stored = "() => localStorage.getItem('sphinx_highlight_terms')"
+    assert context.keep.evaluate(stored), "the search left no words to highlight (how does it now?)"
+    contexts.forget()
+    assert context.keep.evaluate(stored) is None
+
+
 def test_a_search_hit_leads_to_the_match_highlighted(site, base_url, contexts):
     page, watch = open_page(contexts(), base_url + "zh/book/zh/intro.html")
     try:
