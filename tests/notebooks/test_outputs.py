@@ -3,6 +3,8 @@ which `make execute` runs after executing)."""
 import importlib.util
 import json
 import re
+import runpy
+import sys
 from pathlib import Path
 
 import nbformat
@@ -76,8 +78,11 @@ def test_no_print_stored_in_chunks(path):
     assert not bad, f"{path.name}: cells {bad} store one print in chunks (run book/tidy_outputs.py)"
 
 
-def test_tidy_names_a_bad_argument(capsys):
-    # main() is what `python book/tidy_outputs.py README.md` exits with (a new Python would
-    # spend 2 s importing nbformat's jsonschema first)
-    assert tidy_outputs.main(["README.md"]) == 2
+def test_tidy_names_a_bad_argument(capsys, monkeypatch):
+    # `python book/tidy_outputs.py README.md`, run in this process (a new Python would spend 2 s
+    # importing nbformat's jsonschema first)
+    monkeypatch.setattr(sys, "argv", [str(TIDY), "README.md"])
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_path(str(TIDY), run_name="__main__")
+    assert stop.value.code == 2
     assert "'README.md' is not a notebook file (.ipynb)" in capsys.readouterr().err

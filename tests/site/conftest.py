@@ -1,6 +1,7 @@
-"""The site tests' shared fixtures: one build per test session, one server, one browser (its contexts shared by the tests), and one
-visit of each sampled page per viewport (``crawl`` at the desktop width, ``phone_survey`` on a
-phone: tests/site/survey.py), made by one process of the session and read by all.
+"""The site tests' shared fixtures: one build per test session, one server, one browser (its
+contexts shared by the tests of a process, ``contexts``), and one visit of each sampled page per
+viewport (``crawl`` at the desktop width, ``phone_survey`` on a phone: tests/site/survey.py), made
+by one process of the session and read by all.
 
 The build is ``book/build.py`` (strict), run once per session in a fresh copy of the working
 tree (``site_helpers.build_site_once``: the root ``conftest.py`` starts it as the session starts,

@@ -1,6 +1,6 @@
 """Helpers of the site tests (``tests/site/``): build the site, serve it, find Chromium, check links.
 
-Nothing here needs a browser; the browser part lives in ``test_site.py``.
+Nothing here needs a browser; the browser's visits live in ``survey.py``.
 """
 from __future__ import annotations
 

@@ -185,10 +185,11 @@ class Contexts:
     tab closed, starts a new one. Measured on six pages, in Chromium core-seconds: 14 with a tab
     kept open, 22 without, 28 with a context for each page.
 
-    The site keeps a reader's state in its origin's storage: a search leaves its words for the
-    next page to highlight (and to open the deep-dives they are in), the theme button its mode.
-    :meth:`forget` empties it, from that tab, after every test (tests/site/conftest.py), so that
-    no test sees what the one before it left.
+    The site keeps a reader's state in its origin's local storage: a search leaves its words for
+    the next page to highlight (and to open the deep-dives they are in), the theme button its
+    mode. :meth:`forget` empties it, from that tab, after every test (tests/site/conftest.py), so
+    that no test sees what the one before it left. (Session storage belongs to a tab; the site
+    keeps nothing there, and each test's tab is new.)
 
     Every context has the options of :data:`SHARED` unless told otherwise: the light theme, and
     the clipboard for the copy buttons.
@@ -209,9 +210,9 @@ class Contexts:
         return self.open[key]
 
     def forget(self):
-        """Empty the site's storage in every context (what the tests before left there)."""
+        """Empty the site's local storage in every context (what the tests before left there)."""
         for context in self.open.values():
-            context.keep.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            context.keep.evaluate("() => localStorage.clear()")
 
     def close(self):
         for context in self.open.values():
@@ -253,6 +254,7 @@ def go_on(page, watch, url):
     """Take the tab ``page`` on to ``url`` (a fresh record in ``watch``) and return as soon as the
     navigation has committed. A tab that goes from page to page costs Chromium about half of
     what a new tab for each page does (measured: 12 against 22 core-seconds for six pages)."""
+    page.goto("about:blank")  # the page before is gone: nothing it does is recorded for the next
     watch.reset()
     page.goto(url, wait_until="commit")
     return page, watch
@@ -344,7 +346,9 @@ def act_switch(page, watch, base_url, path, first_by_section):
             "landed": landed, "inside": bool(landed) and page.evaluate(LANDED_JS, [landed, target]),
             "top": page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", landed)
                    if landed else None,
-            "switch_top": box["y"]})
+            "switch_top": box["y"],
+            # words of a search highlighted there (a reader who came by the switch sees none)
+            "highlighted": page.evaluate("document.querySelectorAll('span.highlighted').length")})
     return records
 
 
@@ -405,43 +409,54 @@ def crawl(site, base_url, contexts):
              **{c: f"{e}-chapter.png" for e, c in first_chapters.items() if c}}
     queries = {f"{e}/search.html": f"?q={quote(term)}" for e, term in SEARCH_TERMS.items()}
     facts, outside = {}, []
+    contexts.forget()  # (what a test before left)
     lanes = tabs(context, min(TABS, len(pages)))
-    for at in range(0, len(pages), len(lanes)):  # a few tabs load at once; each is then read in turn
-        batch = [(path, *go_on(page, watch, base_url + path + queries.get(path, "")))
-                 for path, (page, watch) in zip(pages[at:at + len(lanes)], lanes)]
-        for path, page, watch in batch:
-            refresh = sh.parse_page(site["path"] / path).refresh
-            target = sh.resolve(path, refresh)[0] if refresh else None
-            page.wait_for_load_state("load")
-            if target:
-                page.wait_for_url(base_url + target, wait_until="load")
-            if path in queries:
-                page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
-                                       " || {}).textContent", timeout=20_000)
-            settle(page, watch)
-            info = page.evaluate(PAGE_FACTS_JS)
-            info.update(redirect=target, actions={})
-            if sh.is_chapter(path):
-                page.wait_for_function(IMAGES_LOADED_JS)
-                info["layout"] = page.evaluate(LAYOUT_JS)
-            if path in shots:
-                screenshot(page, shots[path])
-            if path == "index.html":
-                info["actions"]["landing"] = attempt(act_landing, page, base_url)
-            if sh.is_chapter(path) and info["solutions"]:
-                info["actions"]["solution"] = attempt(act_solution, page, sh.edition_of(path))
-            if sh.is_chapter(path) and sh.edition_of(path) == "en":  # last: it leaves the page
-                # from a section there and an exercise back, or the other way round, chapter by chapter
-                first_by_section = chapter_pages(pages, "en").index(path) % 2 == 0
-                info["actions"]["switch"] = attempt(act_switch, page, watch, base_url, path,
-                                                    first_by_section)
-            if info["actions"]:
+    # a search leaves its words for the next page that loads (Contexts): the search pages come
+    # last, each alone, and their words are forgotten after each
+    plain = [p for p in pages if p not in queries]
+    batches = [plain[at:at + len(lanes)] for at in range(0, len(plain), len(lanes))]
+    batches += [[p] for p in pages if p in queries]
+    try:
+        for paths in batches:  # a few tabs load at once; each is then read in turn
+            batch = [(path, *go_on(page, watch, base_url + path + queries.get(path, "")))
+                     for path, (page, watch) in zip(paths, lanes)]
+            for path, page, watch in batch:
+                refresh = sh.parse_page(site["path"] / path).refresh
+                target = sh.resolve(path, refresh)[0] if refresh else None
+                page.wait_for_load_state("load")
+                if target:
+                    page.wait_for_url(base_url + target, wait_until="load")
+                if path in queries:
+                    page.wait_for_function("() => (document.querySelector("
+                                           "'#search-results p.search-summary') || {}).textContent",
+                                           timeout=20_000)
                 settle(page, watch)
-            info.update(problems=watch.problems(), requests=watch.requests)
-            outside += watch.outside
-            facts[path] = info
-    for page, _ in lanes:
-        page.close()
+                info = page.evaluate(PAGE_FACTS_JS)
+                info.update(redirect=target, actions={})
+                if sh.is_chapter(path):
+                    page.wait_for_function(IMAGES_LOADED_JS)
+                    info["layout"] = page.evaluate(LAYOUT_JS)
+                if path in shots:
+                    screenshot(page, shots[path])
+                if path == "index.html":
+                    info["actions"]["landing"] = attempt(act_landing, page, base_url)
+                if sh.is_chapter(path) and info["solutions"]:
+                    info["actions"]["solution"] = attempt(act_solution, page, sh.edition_of(path))
+                if sh.is_chapter(path) and sh.edition_of(path) == "en":  # last: it leaves the page
+                    # from a section there and an exercise back, or the other way round, by chapter
+                    first_by_section = chapter_pages(pages, "en").index(path) % 2 == 0
+                    info["actions"]["switch"] = attempt(act_switch, page, watch, base_url, path,
+                                                        first_by_section)
+                if info["actions"]:
+                    settle(page, watch)
+                info.update(problems=watch.problems(), requests=watch.requests)
+                outside += watch.outside
+                facts[path] = info
+            if paths[0] in queries:
+                contexts.forget()
+    finally:
+        for page, _ in lanes:
+            page.close()
     seconds = round(time.perf_counter() - start, 2)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps({
@@ -462,6 +477,7 @@ def action(crawl, page, name):
 
 
 def assert_clean(watch, what):
+    assert watch.inside, "a tab of a context not made by new_context: its requests are not checked"
     problems = watch.problems() + [f"request outside the site: {u}" for u in watch.outside]
     assert not problems, f"{what}:\n  " + "\n  ".join(problems)
 

@@ -15,7 +15,8 @@ The tests cannot pass vacuously: each edition must show figures, and the measure
 have loaded (natural width > 0). The pages are measured once per viewport for all the layout
 tests (survey.py: the crawl at the desktop width, the phone survey).
 
-``python tests/site/test_figure_layout.py _build/site`` prints the table per chapter (every chapter).
+``PYTHONPATH=book/ext python tests/site/test_figure_layout.py _build/site`` prints the table per
+chapter (every chapter).
 """
 from __future__ import annotations
 

@@ -189,10 +189,10 @@ def test_chinese_search_finds_every_heading_glossary_term_and_phrase(site, base_
     assert_clean(watch, "zh/search.html")
 
 
-def test_the_next_test_does_not_see_a_search_s_words(base_url, contexts):
+def test_forget_empties_a_search_s_words(base_url, contexts):
     """A search leaves its words in the site's storage for the next page (which highlights them and
-    opens the deep-dives they are in); in the shared contexts, Contexts.forget (after each test)
-    keeps them from the next test's pages."""
+    opens the deep-dives they are in); Contexts.forget, which conftest.py calls after each test
+    that used the shared contexts, empties it."""
     context = contexts()
     page, _ = open_page(context, base_url + "zh/search.html?q=" + quote("索引"))
     try:
@@ -266,6 +266,8 @@ def switch_clicks(crawl, kind):
     ("section" or "exercise"), with the chapter they were made on."""
     clicks = [(chapter, click) for chapter in chapter_pages(list(crawl["pages"]), "en")
               for click in action(crawl, chapter, "switch")]
+    # the crawl's own searches must not reach these pages (survey.crawl, Contexts.forget)
+    assert not [c for _, c in clicks if c["highlighted"]], f"search words highlighted: {clicks}"
     return [(chapter, click) for chapter, click in clicks if click["kind"] == kind]
 
 
