@@ -134,7 +134,7 @@ def writes_twice(case) -> bool:
 # ---------------------------------------------------------------------------------------------
 # The site in a browser (the fixtures: conftest.py)
 # ---------------------------------------------------------------------------------------------
-from survey import ALLOWED_CONSOLE_ERRORS, VIEWPORTS  # noqa: E402  (the fixtures: conftest.py)
+from survey import VIEWPORTS, Watch  # noqa: E402  (the fixtures: conftest.py)
 
 
 def test_the_explorer_script_is_on_the_explorer_pages_only(site):
@@ -151,17 +151,11 @@ def test_the_explorer_script_is_on_the_explorer_pages_only(site):
 
 class Visit:
     """One page in its own tab (of the process's context for ``options``: conftest.py's
-    ``contexts``), with everything that goes wrong on it."""
+    ``contexts``), with everything that goes wrong on it (survey.Watch)."""
 
     def __init__(self, contexts, url, site_prefix, **options):
-        self.errors, self.outside = [], []
-        inside = (site_prefix, "data:", "blob:", "about:")
         self.page = contexts(**options).new_page()
-        self.page.on("request", lambda r: r.url.startswith(inside) or self.outside.append(r.url))
-        self.page.on("console", lambda m: m.type == "error" and m.text not in ALLOWED_CONSOLE_ERRORS
-                     and self.errors.append(m.text))
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
-        self.page.on("requestfailed", lambda r: self.errors.append(f"failed: {r.url} {r.failure}"))
+        self.watch = Watch(self.page, site_prefix)
         self.page.goto(url, wait_until="load")
         self.page.wait_for_selector(".gather-explorer [data-index-cell]")
 
@@ -169,7 +163,7 @@ class Visit:
         self.page.close()
 
     def problems(self):
-        return self.errors + [f"request outside the site: {u}" for u in self.outside]
+        return self.watch.problems() + [f"request outside the site: {u}" for u in self.watch.outside]
 
 
 @pytest.fixture
