@@ -28,6 +28,11 @@ HTML_LANG = {"en": "en", "zh": "zh-CN"}
 # Debian's Chromium; GATHERBOOK_CHROMIUM points elsewhere (or at a missing file, to test the skip).
 CHROMIUM_ENV = "GATHERBOOK_CHROMIUM"
 CHROMIUM_DEFAULT = "/usr/bin/chromium"
+# Chromium's headless shell first (Debian's chromium-headless-shell: the same source and version as
+# chromium, without the browser's window, tabs and address bar; what Playwright itself launches for
+# headless tests). The same pages, tests and flags cost about a third less CPU in it than in
+# chromium's own headless mode (measured on 2 cores: tests/site 131 -> 86 core-seconds).
+CHROMIUM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
                  # no host name resolves: a request for a CDN fails here instead of leaving
@@ -42,10 +47,11 @@ _NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "_build", "_generated", "
 # Chromium
 # ---------------------------------------------------------------------------------------------
 def chromium_path() -> str:
-    """The Chromium executable the tests launch: ``$GATHERBOOK_CHROMIUM``, else ``chromium`` on PATH."""
+    """The Chromium executable the tests launch: ``$GATHERBOOK_CHROMIUM``, else the first of
+    CHROMIUM_NAMES on PATH."""
     if os.environ.get(CHROMIUM_ENV):
         return os.environ[CHROMIUM_ENV]
-    for name in ("chromium", "chromium-browser"):
+    for name in CHROMIUM_NAMES:
         found = shutil.which(name)
         if found:
             return found
@@ -56,8 +62,8 @@ def browser_unavailable_reason() -> str | None:
     """Why the browser tests cannot run here, or None when they can."""
     path = chromium_path()
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        return (f"no Chromium at {path} (install Debian's chromium, or set {CHROMIUM_ENV} "
-                "to a Chromium executable)")
+        return (f"no Chromium at {path} (install Debian's chromium-headless-shell or chromium, "
+                f"or set {CHROMIUM_ENV} to a Chromium executable)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError as exc:

@@ -1,5 +1,6 @@
 """The test lanes (conftest.py): which per-case tests `make test` and `make test-fast` sample, and
-when a test session may reuse the last session's site build (tests/site/site_helpers.py)."""
+when a test session may reuse the last session's site build, and which Chromium the browser
+tests launch (tests/site/site_helpers.py)."""
 from __future__ import annotations
 
 import importlib.util
@@ -133,6 +134,19 @@ def test_a_kept_build_is_reused_only_for_its_fingerprint(tmp_path, monkeypatch):
     assert sh._cached_build("key2") is None
     monkeypatch.setenv(sh.REUSE_ENV, "0")
     assert not sh.reuse_allowed()
+
+
+@pytest.mark.parametrize("on_path, chosen", [
+    (("chromium-headless-shell", "chromium"), "/bin/chromium-headless-shell"),
+    (("chromium",), "/bin/chromium"),
+    ((), sh.CHROMIUM_DEFAULT),
+])
+def test_the_browser_tests_launch_the_headless_shell_where_there_is_one(monkeypatch, on_path, chosen):
+    monkeypatch.delenv(sh.CHROMIUM_ENV, raising=False)
+    monkeypatch.setattr(sh.shutil, "which", lambda name: f"/bin/{name}" if name in on_path else None)
+    assert sh.chromium_path() == chosen
+    monkeypatch.setenv(sh.CHROMIUM_ENV, "/opt/my-chromium")
+    assert sh.chromium_path() == "/opt/my-chromium"
 
 
 @pytest.mark.parametrize("prefix", sorted(set(lanes.FAST_SKIP) | set(lanes.CI_ONLY) | set(lanes.PER_CASE_FILES)
