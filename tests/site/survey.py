@@ -30,7 +30,8 @@ import site_helpers as sh
 SCREENSHOTS = sh.ROOT / "_build" / "screenshots"
 REPORT = SCREENSHOTS / "site-report.json"
 VIEWPORT = {"width": 1280, "height": 900}
-TABS = 2  # tabs loading pages at once (each goes from page to page: one per core; 1 and 3 cost more)
+TABS = 2  # tabs loading pages at once, each going from page to page: one per core (in chromium 1 and
+#           3 cost more; in its headless shell 1 and 2 cost the same, within the machine's noise)
 SETTLE_TIMEOUT = 15.0  # seconds a page may keep loading
 
 # Console errors that are not the site's fault, by exact text, each with the reason.
