@@ -183,8 +183,9 @@ class Contexts:
     A test opens its own tab there (:func:`open_page`) and closes it. Each context keeps a tab
     open while it lives, on the landing page: a new tab then reuses the renderer process of the
     context and what that has compiled, where the first tab of a context, or one after the last
-    tab closed, starts a new one. Measured on six pages, in Chromium core-seconds: 14 with a tab
-    kept open, 22 without, 28 with a context for each page.
+    tab closed, starts a new one. Measured on six pages, in chromium (before the tests moved to its
+    headless shell), in core-seconds: 14 with a tab kept open, 22 without, 28 with a context for
+    each page.
 
     The site keeps a reader's state in its origin's local storage: a search leaves its words for
     the next page to highlight (and to open the deep-dives they are in), the theme button its
@@ -254,7 +255,8 @@ def start_page(context, url, viewport=None):
 def go_on(page, watch, url):
     """Take the tab ``page`` on to ``url`` (a fresh record in ``watch``) and return as soon as the
     navigation has committed. A tab that goes from page to page costs Chromium about half of
-    what a new tab for each page does (measured: 12 against 22 core-seconds for six pages)."""
+    what a new tab for each page does (measured in chromium: 12 against 22 core-seconds for six
+    pages)."""
     page.goto("about:blank")  # the page before is gone: nothing it does is recorded for the next
     watch.reset()
     page.goto(url, wait_until="commit")
