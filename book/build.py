@@ -92,10 +92,18 @@ def edition_config(lang: str, workdir: Path) -> Path:
     return path
 
 
+# The `jupyter-book` command without rfc3987_syntax: jsonschema 4.26 (jupyter-book's config check,
+# nbformat) imports it, when installed, to check the "iri" format, and it compiles its lark grammars
+# on import, 2 s of every edition's build. Neither checks an IRI; jsonschema/_format.py goes on
+# without it (`with suppress(ImportError)`). The tests keep it out the same way (conftest.py).
+JUPYTER_BOOK = [sys.executable, "-c", "import sys; sys.modules['rfc3987_syntax'] = None; "
+                "from jupyter_book.cli.main import main; sys.exit(main())"]
+
+
 def build(lang: str, out: Path, strict: bool) -> None:
     workdir = ROOT / "_build" / "editions" / lang
     config = edition_config(lang, ROOT / "_build" / "config")
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT),
+    cmd = [*JUPYTER_BOOK, "build", str(ROOT),
            "--config", str(config), "--toc", str(ROOT / edition(lang).toc),
            "--path-output", str(workdir), "--builder", "html",
            # every page, every time: Sphinx's cache does not notice changes to book/ext

@@ -91,7 +91,7 @@ def singlehtml(code: str, workdir: Path) -> Path:
     """Build the edition as one HTML page; returns the builder's output folder."""
     config = print_config(code, ROOT / "_build" / "config")
     out = workdir / "sphinx"
-    cmd = [str(Path(sys.executable).parent / "jupyter-book"), "build", str(ROOT),
+    cmd = [*site_build.JUPYTER_BOOK, "build", str(ROOT),  # (the site's build: without rfc3987_syntax)
            "--config", str(config), "--toc", str(ROOT / edition(code).toc),
            "--path-output", str(out), "--builder", "singlehtml", "--all"]
     if (out / "_build" / "singlehtml").exists():
