@@ -28,13 +28,20 @@ HTML_LANG = {"en": "en", "zh": "zh-CN"}
 # Debian's Chromium; GATHERBOOK_CHROMIUM points elsewhere (or at a missing file, to test the skip).
 CHROMIUM_ENV = "GATHERBOOK_CHROMIUM"
 CHROMIUM_DEFAULT = "/usr/bin/chromium"
-# Chromium's headless shell first (Debian's chromium-headless-shell: the same source and version as
-# chromium, without the browser's window, tabs and address bar; what Playwright itself launches for
-# headless tests). The same pages, tests and flags cost about a third less CPU in it than in
-# chromium's own headless mode (measured on 2 cores: tests/site 131 -> 86 core-seconds).
+# Chromium's headless shell first (Debian's chromium-headless-shell: Chromium's old headless mode, a
+# program of its own built from the same source and version as chromium; what Playwright itself
+# launches for headless tests). The same pages and tests cost about a third less CPU in it than in
+# chromium's headless mode (measured on 2 cores: tests/site 131 -> 86 core-seconds). Else chromium,
+# whose layout it matches with --font-render-hinting=none (below).
 CHROMIUM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+                 # by default the headless shell rounds each Chinese character's width to a whole
+                 # pixel (10 at 14.4 px: 140 px, in chromium 143.9), so Chinese lines broke
+                 # elsewhere than in chromium (a zh chapter 71 px taller at 390 px). Without font
+                 # hinting it lays them out as chromium does (the same page heights, measured;
+                 # tests/site/test_pages.py holds the widths).
+                 "--font-render-hinting=none",
                  # no host name resolves: a request for a CDN fails here instead of leaving
                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 

@@ -138,7 +138,9 @@ def test_a_kept_build_is_reused_only_for_its_fingerprint(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("on_path, chosen", [
     (("chromium-headless-shell", "chromium"), "/bin/chromium-headless-shell"),
+    (("chromium-headless-shell",), "/bin/chromium-headless-shell"),
     (("chromium",), "/bin/chromium"),
+    (("chromium-browser",), "/bin/chromium-browser"),
     ((), sh.CHROMIUM_DEFAULT),
 ])
 def test_the_browser_tests_launch_the_headless_shell_where_there_is_one(monkeypatch, on_path, chosen):
