@@ -51,6 +51,18 @@ def test_bigrams_cover_every_pair_of_chinese_characters():
     assert reader_search.bigrams("no Chinese here") == []
 
 
+def test_the_chinese_indexer_keeps_the_latin_words_of_its_own_edition_in_a_set():
+    # Sphinx 7.4 scanned a list of every Latin word so far for each word it stemmed
+    # (search.LatinTerms); each indexer's words are its own, and stemming is unchanged
+    first, second = reader_search.SearchChineseWithBigrams({}), reader_search.SearchChineseWithBigrams({})
+    assert first.stem("ids") == "id"
+    assert "gather" in first.split("用 gather 按 ids 取值")
+    assert isinstance(first.latin_terms, set) and {"gather", "ids"} <= first.latin_terms
+    assert not second.latin_terms
+    assert first.stem("ids") == "ids"  # a word of the text, too short once stemmed: kept whole
+    assert first.stem("indices") == "indic" and second.stem("ids") == "id"
+
+
 def test_print_button_is_relabelled_inside_groups():
     buttons = [{"type": "group", "buttons": [{"type": "link", "text": ".ipynb"},
                                              {"type": "javascript", "javascript": "window.print()",
