@@ -94,10 +94,12 @@ def edition_config(lang: str, workdir: Path) -> Path:
 
 # The `jupyter-book` command without rfc3987_syntax: jsonschema 4.26 (jupyter-book's config check,
 # nbformat) imports it, when installed, to check the "iri" format, and it compiles its lark grammars
-# on import, 2 s of every edition's build. Neither checks an IRI; jsonschema/_format.py goes on
-# without it (`with suppress(ImportError)`). The tests keep it out the same way (conftest.py).
+# on import, 2-4 CPU seconds of every edition's build. Neither checks an IRI; jsonschema/_format.py
+# goes on without it (`with suppress(ImportError)`). The tests keep it out the same way
+# (conftest.py). (`python -c` puts the folder it runs in, the tree being built, first on sys.path:
+# its own gatherbook package, where the `jupyter-book` script found the installed one.)
 JUPYTER_BOOK = [sys.executable, "-c", "import sys; sys.modules['rfc3987_syntax'] = None; "
-                "from jupyter_book.cli.main import main; sys.exit(main())"]
+                "from jupyter_book.cli.main import main; sys.exit(main(prog_name='jupyter-book'))"]
 
 
 def build(lang: str, out: Path, strict: bool) -> None:

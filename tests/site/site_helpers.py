@@ -37,10 +37,10 @@ CHROMIUM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
                  # by default the headless shell rounds each Chinese character's width to a whole
-                 # pixel (10 at 14.4 px: 140 px, in chromium 143.9), so Chinese lines broke
-                 # elsewhere than in chromium (a zh chapter 71 px taller at 390 px). Without font
-                 # hinting it lays them out as chromium does (the same page heights, measured;
-                 # tests/site/test_pages.py holds the widths).
+                 # pixel (ten characters at 14.4 px: 140 px, 14 each; in chromium 143.9), so
+                 # Chinese lines broke elsewhere than in chromium (a zh chapter 71 px taller at
+                 # 390 px). Without font hinting it lays them out as chromium does (the same page
+                 # heights, measured; tests/site/test_pages.py holds the widths).
                  "--font-render-hinting=none",
                  # no host name resolves: a request for a CDN fails here instead of leaving
                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]

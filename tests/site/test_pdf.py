@@ -274,7 +274,7 @@ def chromium(monkeypatch, browser):
     """The tests' Chromium (tests/site/conftest.py), which skips (fails with CI=true) without one;
     the route is handed it (book/pdf/build.py: browser_on), since Playwright's sync API starts
     once per process. That is the headless shell where there is one (site_helpers.chromium_path),
-    where ``make pdf`` prints with chromium; both print these fixtures alike (both pass)."""
+    whereas ``make pdf`` prints with chromium; both print these fixtures alike (both pass)."""
     reason = sh.browser_unavailable_reason()
     if reason:
         if sh.on_ci():

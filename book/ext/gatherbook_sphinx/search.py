@@ -6,7 +6,7 @@ each pair of adjacent Chinese characters as well gives every phrase of two or mo
 entries that cover it; ``book/_static/gatherbook-search.js`` matches a typed phrase against
 the entries that occur inside it. (The index grows by the number of distinct pairs in the
 edition, tens of kilobytes.) The indexer also keeps Sphinx 7.4's Latin words in a set
-(:class:`LatinTerms`: the Chinese edition's build 12 s faster).
+(:class:`LatinTerms`: the Chinese edition's build about 12 CPU seconds faster).
 """
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ class LatinTerms(set):
     Workaround (Sphinx 7.4.7: Jupyter Book 1 requires sphinx~=7.0; fixed in 8.1, sphinx-doc/sphinx#12995):
     ``SearchChinese`` keeps them in a list, one class attribute shared by every instance, which
     ``split`` extends with each text's words and ``stem`` searches (``word in latin_terms``) for
-    every word it stems: a scan of every Latin word of the edition so far, for each word. That was
-    12 of the 26 CPU seconds of the Chinese edition's build (measured: 25.9 -> 14.2 s, the same
-    searchindex.js). A set answers ``in`` alike; ``extend`` is the name ``split`` calls.
+    every word it stems: a scan of every Latin word occurrence of the edition so far, for each
+    word. That was about 12 of the 26 CPU seconds of the Chinese edition's build (measured on an
+    idle 2-core machine: 25.9 -> 14.2 s, the same searchindex.js). A set answers ``in`` alike;
+    ``extend`` is the name ``split`` calls. A build makes one indexer, so its own set holds the
+    words the shared list held; Sphinx 8.1 does the same.
     """
 
     extend = set.update
