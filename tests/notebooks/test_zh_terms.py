@@ -19,7 +19,7 @@ ZH = sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
 ENGLISH_NOUNS = {"index": "索引", "indices": "索引", "token": "词元", "tokens": "词元",
                  "key": "键", "keys": "键", "mask": "掩码", "masks": "掩码"}
 RULED_OUT = {"悄悄": "静默", "悄无声息": "静默", "拷贝": "复制", "就地": "原地", "规约": "归约",
-             "贪婪": "贪心", "设备侧断言": "设备端断言"}
+             "贪婪": "贪心", "设备侧断言": "设备端断言", "桩函数": "函数框架"}
 PATTERNS = {
     r"\d %": "90% (no space before %)",
     r"\d,\d{3}(?!\d)": "1657 (no thousands separator)",
