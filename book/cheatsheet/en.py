@@ -47,11 +47,12 @@ assert input.gather(1, torch.tensor([[3, 0]])).shape == (1, 2)  # not expanded: 
 B, L, V, A, D, N, K, C = 2, 5, 7, 3, 4, 6, 3, 5
 logits = torch.randn(B, L, V)
 ids = torch.randint(0, V, (B, L))
-mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])  # 0: padding
+mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]]).bool()  # False: padding
 # [logprobs]
-lp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:, None])[..., 0] * mask[:, 1:]
+lp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:, None])[..., 0]  # (B, L - 1)
+lp = torch.where(mask[:, 1:], lp, 0.0)  # padding counts 0 (* mask: nan where lp is -inf)
 # [/logprobs]
-want = torch.tensor([[logits[b, t].log_softmax(-1)[ids[b, t + 1]] * mask[b, t + 1]
+want = torch.tensor([[logits[b, t].log_softmax(-1)[ids[b, t + 1]] if mask[b, t + 1] else 0.0
                       for t in range(L - 1)] for b in range(B)])
 assert lp.shape == (B, L - 1) and torch.allclose(lp, want)
 
@@ -136,7 +137,7 @@ logp = torch.randn(1, V).log_softmax(-1)
 # [pitfall-take]
 ids = torch.tensor([[2, -100]])                                # -100: the padding label
 wrapped = torch.take_along_dim(logp, ids, dim=1)              # reads logp[0, -100 % V]
-safe = logp.gather(1, ids.clamp(min=0)) * (ids != -100)       # gather raises on -100
+safe = torch.where(ids != -100, logp.gather(1, ids.clamp(min=0)), 0.0)
 # [/pitfall-take]
 assert wrapped[0, 1] == logp[0, -100 % V] and safe[0, 1] == 0
 try:

@@ -47,11 +47,12 @@ assert input.gather(1, torch.tensor([[3, 0]])).shape == (1, 2)  # 不 expand：�
 B, L, V, A, D, N, K, C = 2, 5, 7, 3, 4, 6, 3, 5
 logits = torch.randn(B, L, V)
 ids = torch.randint(0, V, (B, L))
-mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])  # 0：填充
+mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]]).bool()  # False：填充
 # [logprobs]
-lp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:, None])[..., 0] * mask[:, 1:]
+lp = logits[:, :-1].log_softmax(-1).gather(-1, ids[:, 1:, None])[..., 0]  # (B, L - 1)
+lp = torch.where(mask[:, 1:], lp, 0.0)  # 填充处为 0（乘以 mask：-inf 处会得到 nan）
 # [/logprobs]
-want = torch.tensor([[logits[b, t].log_softmax(-1)[ids[b, t + 1]] * mask[b, t + 1]
+want = torch.tensor([[logits[b, t].log_softmax(-1)[ids[b, t + 1]] if mask[b, t + 1] else 0.0
                       for t in range(L - 1)] for b in range(B)])
 assert lp.shape == (B, L - 1) and torch.allclose(lp, want)
 
@@ -136,7 +137,7 @@ logp = torch.randn(1, V).log_softmax(-1)
 # [pitfall-take]
 ids = torch.tensor([[2, -100]])                                # -100：填充位置的标签
 wrapped = torch.take_along_dim(logp, ids, dim=1)              # 读 logp[0, -100 % V]
-safe = logp.gather(1, ids.clamp(min=0)) * (ids != -100)       # gather 遇到 -100 会报错
+safe = torch.where(ids != -100, logp.gather(1, ids.clamp(min=0)), 0.0)
 # [/pitfall-take]
 assert wrapped[0, 1] == logp[0, -100 % V] and safe[0, 1] == 0
 try:
@@ -147,7 +148,7 @@ except RuntimeError:
 
 dup, vals = torch.tensor([0, 0, 1]), torch.tensor([1., 2., 3.])
 # [pitfall-dup]
-one = torch.zeros(2).scatter_(0, dup, vals)      # out[0]：1 或 2，不确定
+one = torch.zeros(2).scatter_(0, dup, vals)      # out[0]：1 或 2，未指定
 add = torch.zeros(2).scatter_add_(0, dup, vals)  # [3., 3.]：重复的相加
 # [/pitfall-dup]
 assert one[0].item() in (1.0, 2.0) and one[1] == 3 and add.tolist() == [3.0, 3.0]
