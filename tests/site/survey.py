@@ -498,8 +498,8 @@ VIEWPORTS = {
 }
 IMAGES_LOADED_JS = "() => [...document.images].every(i => i.complete)"
 
-# Each figure image (a cell output's <img>): its box, its natural size, its own CSS size (the width
-# attribute that 'retina' PNGs carry), and whether an ancestor scrolls sideways with content hidden.
+# Each figure image (a cell output's <img>): its box, its natural size (width and height: the shape
+# it must keep), its own CSS size (the width attribute that 'retina' PNGs carry), and whether an ancestor scrolls sideways with content hidden.
 FIGURES_JS = """() => [...document.querySelectorAll('.bd-content div.cell_output img')].map(img => {
   const r = img.getBoundingClientRect();
   let scroller = null;
@@ -509,8 +509,8 @@ FIGURES_JS = """() => [...document.querySelectorAll('.bd-content div.cell_output
       scroller = e.className || e.tagName; break;
     }
   }
-  return {src: img.getAttribute('src'), left: r.left, right: r.right, width: r.width,
-          natural: img.naturalWidth, own: parseFloat(img.style.width) || parseFloat(img.getAttribute('width')) || img.naturalWidth,
+  return {src: img.getAttribute('src'), left: r.left, right: r.right, width: r.width, height: r.height,
+          natural: img.naturalWidth, natural_height: img.naturalHeight, own: parseFloat(img.style.width) || parseFloat(img.getAttribute('width')) || img.naturalWidth,
           screen: document.documentElement.clientWidth, scroller};
 })"""
 

@@ -10,7 +10,10 @@ editions, each figure image (a cell output's <img>):
   points, which gb.setup's figure format stores in each PNG (gatherbook.figures.style.text_sizes),
   times the scale the page draws the image at: cell values >= 9 CSS px on the phone, every text
   >= 10 CSS px on the desktop;
-- carries at least 2 image pixels per CSS pixel.
+- carries at least 2 image pixels per CSS pixel;
+- keeps its shape: its rendered height over width within 1% of the image's own (each <img> carries
+  an inline width and height; a phone's max-width shrank the width alone, and 36 of 86 figures
+  came out stretched, issue 38).
 The tests cannot pass vacuously: each edition must show figures, and the measured images must
 have loaded (natural width > 0). The pages are measured once per viewport for all the layout
 tests (survey.py: the crawl at the desktop width, the phone survey).
@@ -70,7 +73,9 @@ def figures(site: Path, page: str, figs: list[dict]) -> list[dict]:
     for f in figs:
         scale = f["width"] / f["own"]
         text_pt, value_pt = text_points(site, page, f["src"])
-        out.append({**f, "value_px": value_pt * PX_PER_PT * scale, "min_px": text_pt * PX_PER_PT * scale,
+        shape = (f["height"] / f["width"]) / (f["natural_height"] / f["natural"]) \
+            if f["width"] and f["natural"] and f["natural_height"] else 0.0
+        out.append({**f, "stretch": shape, "value_px": value_pt * PX_PER_PT * scale, "min_px": text_pt * PX_PER_PT * scale,
                     "density": f["natural"] / f["width"] if f["width"] else 0.0,
                     "whole": f["left"] >= -0.5 and f["right"] <= f["screen"] + 0.5 and not f["scroller"]})
     return out
@@ -103,6 +108,9 @@ def test_every_figure_is_whole_readable_and_sharp(figures_by_viewport, viewport)
             if not f["whole"]:
                 problems.append(f"{where}: not whole ({f['left']:.0f}..{f['right']:.0f} of "
                                 f"{f['screen']} px, scroller {f['scroller']})")
+            if abs(f["stretch"] - 1) > 0.01:
+                problems.append(f"{where}: drawn {f['width']:.0f} x {f['height']:.0f} px, its shape "
+                                f"stretched {f['stretch']:.2f} times in height")
             if f["density"] < 2 - 1e-6:
                 problems.append(f"{where}: {f['density']:.2f} image px per CSS px")
             if viewport == "phone" and f["value_px"] < 9:
@@ -124,9 +132,10 @@ if __name__ == "__main__":  # the table of the closing note
                     for p, layout in survey.survey(contexts, url, pages, v).items()} for v in VIEWPORTS}
         contexts.close()
         b.close()
-    print("| page | figure | whole at 390 px | value px at 390 | text px at 390 | text px at 1280 | density |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| page | figure | whole at 390 px | value px at 390 | text px at 390 | text px at 1280 | density "
+          "| stretch at 390 |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for p, phone in rows["phone"].items():
         for k, (f, d) in enumerate(zip(phone, rows["desktop"][p]), 1):
             print(f"| {p} | {k} | {f['whole']} | {f['value_px']:.1f} | {f['min_px']:.1f} | {d['min_px']:.1f} "
-                  f"| {min(f['density'], d['density']):.1f} |")
+                  f"| {min(f['density'], d['density']):.1f} | {f['stretch']:.2f} |")
