@@ -83,7 +83,7 @@ pdf: $(STAMP)
 execute: $(STAMP)
 	$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.timeout=120 $(NB)
-	$(PY) book/tidy_outputs.py $(NB)
+	$(PY) tools/notebooks.py tidy $(NB)
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/

@@ -11,8 +11,8 @@ Every notebook imports the package once and calls its helpers through ``gb``::
 "Introduced in Chapter N", the chapter that explains it (a constant says it in its ``#:``
 comment). The names load on first use (a chapter that draws no figure does not import
 matplotlib). The modules behind them: ``runtime`` (language and device), ``figures`` (the figure
-kit), ``exercises`` (checkers), ``logprobs``, ``fused_logprobs``, ``vocab_parallel``, ``memory``,
-``tinylm``, ``vision``, ``generation``, ``puzzles``, ``bench`` (recorded measurements).
+kit), ``exercises`` (the exercises and puzzles, and their checker), ``logprobs``, ``fused_logprobs``, ``vocab_parallel``, ``memory``,
+``tinylm``, ``vision``, ``generation``, ``bench`` (recorded measurements).
 """
 from __future__ import annotations
 
@@ -78,8 +78,9 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "moe_loop": ("gatherbook.generation", 7),
     "moe_sorted": ("gatherbook.generation", 7),
     "draw_routing": ("gatherbook.figures.generation", 7),
-    # Practice (the part after chapter 7): gb.puzzles is its checker, pictures and board
-    "puzzles": ("gatherbook.puzzles", 8),
+    # Practice (the part after chapter 7): gb.check checks the puzzles too
+    "show": ("gatherbook.exercises", 8),
+    "board": ("gatherbook.exercises", 8),
 }
 
 __all__ = list(_EXPORTS)

@@ -8,16 +8,9 @@ import torch
 import torch.nn.functional as F
 from torch.distributions import Categorical
 
-from gatherbook.exercises._checker import Mistake, Wrong, exercise
+from gatherbook.exercises.declaration import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import (ATOL, b, between, distinct, distinct_rows, f,
                                         flags, floats, from_sizes, ints, pick, t)
-
-_SQUEEZE = dict(
-    en="the gathered values are (B, 1): `.squeeze(1)` them to (B,). Left as (B, 1), a loss against a (B,) target broadcasts to (B, B) and trains without an error.",
-    zh="gather 出来的值是 (B, 1)：用 `.squeeze(1)` 变成 (B,)。如果保持 (B, 1)，它与 (B,) 的目标计算损失时会广播成 (B, B)，训练照常进行，不报任何错误。")
-_NO_MASK = dict(
-    en="the terminated rows still bootstrap: after a terminal state there is no future, so multiply the next value by `(1 - terminated)`.",
-    zh="已终止的行仍在自举：终止状态之后没有未来，所以下一状态的价值要乘以 `(1 - terminated)`。")
 
 
 def _gamma(g: torch.Generator) -> torch.Tensor:
@@ -33,7 +26,7 @@ def _bootstrap(reward, gamma, terminated, next_v):
 
 
 # 1. Q-values of the taken actions
-@exercise(title={"en": "Q-values of the taken actions", "zh": "所采取动作的 Q 值"},
+@exercise(
     edge_cases=[
         (f([[0.5, -1.2, 2.0, 0.3], [1.5, 0.1, -0.4, 0.8], [-2.2, 0.9, 0.0, 1.1]]), t([3, 0, 3])),
         (f([[0.4, -0.7, 1.9, 0.2, -1.0]]), t([2])),                       # B == 1
@@ -50,22 +43,12 @@ def _bootstrap(reward, gamma, terminated, next_v):
     wrong=[Wrong(lambda q, a: q_taken(q.detach(), a), "generic.no_grad", "no_grad",
                  why="the right values cut out of the graph: the loss could not train the Q-network")],
     mistakes=[
-        Mistake("forgot_squeeze", lambda q, a: q.gather(1, a.unsqueeze(1)), **_SQUEEZE),
-        Mistake("squeezed_batch", lambda q, a: q.gather(1, a.unsqueeze(1)).squeeze(),
-                en="`.squeeze()` (bare, or `.squeeze(0)`) also drops the batch dim when B == 1: the answer is (B,) even for one transition. Squeeze only dim 1: `.squeeze(1)`.",
-                zh="`.squeeze()`（不带参数，或 `.squeeze(0)`）在 B == 1 时会把批次维也去掉：即使只有一个转移，答案也是 (B,)。只去掉第 1 维：`.squeeze(1)`。"),
-        Mistake("column_index", lambda q, a: q[:, a],
-                en="`q[:, actions]` takes every listed column for every row, shape (B, B). Pair each row with its own action: `q.gather(1, actions.unsqueeze(1))` or `q[torch.arange(B), actions]`.",
-                zh="`q[:, actions]` 为每一行取出所有列出的列，形状是 (B, B)。要让每行只配它自己的动作：`q.gather(1, actions.unsqueeze(1))` 或 `q[torch.arange(B), actions]`。"),
-        Mistake("max_not_taken", lambda q, a: q.max(dim=1).values,
-                en="this is each row's best value, max_a Q(s, a), whatever action was taken. Read the taken action's column: gather with `actions`.",
-                zh="这是每行的最大值 max_a Q(s, a)，与实际采取了哪个动作无关。应读取所采取动作那一列：用 `actions` 做 gather。"),
-        Mistake("no_unsqueeze", lambda q, a: q.gather(1, a),
-                en="gather needs an index with as many dims as `q`: `actions` is (B,) and `q` (B, A). Use `actions.unsqueeze(1)`, shape (B, 1).",
-                zh="gather 要求索引的维数与 `q` 相同：`actions` 是 (B,)，`q` 是 (B, A)。用 `actions.unsqueeze(1)`，形状为 (B, 1)。"),
-        Mistake("gather_dim0", lambda q, a: q.gather(0, a.unsqueeze(0)).squeeze(0),
-                en="`gather(0, ...)` takes each action as a row number. The actions number the columns of `q`: gather along dim=1.",
-                zh="`gather(0, ...)` 把每个动作当成了行号。动作编号的是 `q` 的列：应沿 dim=1 做 gather。"),
+        Mistake("forgot_squeeze", lambda q, a: q.gather(1, a.unsqueeze(1))),
+        Mistake("squeezed_batch", lambda q, a: q.gather(1, a.unsqueeze(1)).squeeze()),
+        Mistake("column_index", lambda q, a: q[:, a]),
+        Mistake("max_not_taken", lambda q, a: q.max(dim=1).values),
+        Mistake("no_unsqueeze", lambda q, a: q.gather(1, a)),
+        Mistake("gather_dim0", lambda q, a: q.gather(0, a.unsqueeze(0)).squeeze(0)),
     ],
 )
 def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
@@ -75,7 +58,6 @@ def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
 
 # 2. policy log-probs of the taken actions
 @exercise(
-    title={"en": "Policy log-probs of the taken actions", "zh": "所采取动作的策略对数概率"},
     edge_cases=[
         (f([[1.0, -0.5, 2.0, 0.0], [0.3, 0.3, -1.2, 0.8], [-2.0, 1.5, 0.4, -0.1]]), t([2, 0, 1])),
         (f([[0.5, -1.5, 1.0]]), t([1])),                                  # B == 1
@@ -95,22 +77,12 @@ def q_taken(q: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
         lambda x, a: x.log_softmax(1)[torch.arange(x.shape[0]), a],
     ],
     mistakes=[
-        Mistake("probabilities", lambda x, a: pick(x.softmax(-1), a),
-                en="these are probabilities (`softmax`), not log-probabilities: gather from `log_softmax(-1)`.",
-                zh="这些是概率（`softmax`），不是对数概率：应从 `log_softmax(-1)` 中 gather。"),
-        Mistake("softmax_then_log", lambda x, a: pick(x.softmax(-1).log(), a),
-                en="`softmax(-1).log()` gives -inf where a probability underflows to 0 in float32 (the logit of -200 here); `log_softmax(-1)` stays finite.",
-                zh="在 float32 中概率下溢为 0 时（这里是 -200 的 logit），`softmax(-1).log()` 会得到 -inf；`log_softmax(-1)` 则保持有限。"),
-        Mistake("raw_logits", lambda x, a: pick(x, a),
-                en="logits are scores defined up to a constant per row, not log-probabilities: apply `log_softmax(-1)` before the gather.",
-                zh="logits 只是得分：给一行加上同一个常数，概率不变，logits 却变了，所以它们不是对数概率。在 gather 之前先做 `log_softmax(-1)`。"),
-        Mistake("softmax_over_batch", lambda x, a: pick(x.log_softmax(0), a),
-                en="`log_softmax(0)` normalises over the batch; each state's distribution runs over its actions, the last dim: `log_softmax(-1)`.",
-                zh="`log_softmax(0)` 是沿批次归一化；每个状态的分布是在它的各个动作上，即最后一维：`log_softmax(-1)`。"),
-        Mistake("forgot_squeeze", lambda x, a: x.log_softmax(-1).gather(1, a.unsqueeze(1)), **_SQUEEZE),
-        Mistake("cross_entropy_sign", lambda x, a: F.cross_entropy(x, a, reduction="none"),
-                en="cross-entropy is minus the log-prob: `-F.cross_entropy(logits, actions, reduction='none')`.",
-                zh="交叉熵是对数概率的相反数：应为 `-F.cross_entropy(logits, actions, reduction='none')`。"),
+        Mistake("probabilities", lambda x, a: pick(x.softmax(-1), a)),
+        Mistake("softmax_then_log", lambda x, a: pick(x.softmax(-1).log(), a)),
+        Mistake("raw_logits", lambda x, a: pick(x, a)),
+        Mistake("softmax_over_batch", lambda x, a: pick(x.log_softmax(0), a)),
+        Mistake("forgot_squeeze", lambda x, a: x.log_softmax(-1).gather(1, a.unsqueeze(1))),
+        Mistake("cross_entropy_sign", lambda x, a: F.cross_entropy(x, a, reduction="none")),
     ],
 )
 def policy_logprobs(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
@@ -135,7 +107,6 @@ def _dqn_random(g: torch.Generator):
 
 
 @exercise(
-    title={"en": "DQN targets with terminal states", "zh": "带终止状态的 DQN 目标"},
     edge_cases=[
         (f([[0.5, 1.5, -0.5], [2.0, 0.0, 1.0], [0.8, -0.2, 0.4], [-1.0, -0.6, -2.0]]),
          f([0.0, 1.0, 0.0, -1.0]), b([False, True, False, False]), b([False, False, True, False]),
@@ -157,23 +128,13 @@ def _dqn_random(g: torch.Generator):
         Wrong(_dqn_in_place, "generic.mutated_input", "mutated_input"),
     ],
     mistakes=[
-        Mistake("no_terminal_mask", lambda q, r, te, tr, g: r + g * q.max(dim=1).values, **_NO_MASK),
-        Mistake("done_includes_truncated", lambda q, r, te, tr, g: _dqn(q, r, te | tr, tr, g),
-                en="a truncated row lost its bootstrap term. `truncated` means a time limit stopped the episode; the next state still has a value: mask with `terminated` only.",
-                zh="被截断的行丢掉了自举项。`truncated` 表示回合被时间限制叫停，下一状态仍然有价值：只用 `terminated` 做掩码。"),
-        Mistake("keepdim_max", lambda *a: _dqn(*a, next_v=lambda q: q.max(dim=1, keepdim=True).values),
-                en="`max(dim=1, keepdim=True)` is (B, 1); with (B,) rewards the target broadcasts to (B, B). Use `max(dim=1).values`, shape (B,).",
-                zh="`max(dim=1, keepdim=True)` 是 (B, 1)；与 (B,) 的奖励相加后目标广播成 (B, B)。用 `max(dim=1).values`，形状为 (B,)。"),
-        Mistake("mask_inverted", lambda q, r, te, tr, g: _dqn(q, r, ~te, tr, g),
-                en="the mask is the wrong way round: bootstrap where the episode goes on, `(1 - terminated)`, not `terminated`.",
-                zh="掩码反了：回合继续的地方才自举，应乘 `(1 - terminated)`，而不是 `terminated`。"),
-        Mistake("mean_not_max", lambda *a: _dqn(*a, next_v=lambda q: q.mean(dim=1)),
-                en="DQN bootstraps from the best next action, `max(dim=1).values`, not the mean over the actions.",
-                zh="DQN 从最好的下一动作自举，即 `max(dim=1).values`，而不是各动作的平均值。"),
+        Mistake("no_terminal_mask", lambda q, r, te, tr, g: r + g * q.max(dim=1).values),
+        Mistake("done_includes_truncated", lambda q, r, te, tr, g: _dqn(q, r, te | tr, tr, g)),
+        Mistake("keepdim_max", lambda *a: _dqn(*a, next_v=lambda q: q.max(dim=1, keepdim=True).values)),
+        Mistake("mask_inverted", lambda q, r, te, tr, g: _dqn(q, r, ~te, tr, g)),
+        Mistake("mean_not_max", lambda *a: _dqn(*a, next_v=lambda q: q.mean(dim=1))),
         Mistake("discounted_reward",
-                lambda q, r, te, tr, g: g * (r + (1 - te.float()) * q.max(dim=1).values),
-                en="gamma discounts the future only: `reward + gamma * (...)`, not `gamma * (reward + ...)`.",
-                zh="gamma 只折扣未来：应为 `reward + gamma * (...)`，而不是 `gamma * (reward + ...)`。"),
+                lambda q, r, te, tr, g: g * (r + (1 - te.float()) * q.max(dim=1).values)),
     ],
 )
 def dqn_target(next_q_target: torch.Tensor, reward: torch.Tensor, terminated: torch.Tensor,
@@ -199,8 +160,7 @@ def _double_random(g: torch.Generator):
 
 
 @exercise(
-    bug="swapped",  # the stub is this mistake
-    title={"en": "Find the bug: a Double-DQN target", "zh": "找出错误：Double DQN 目标"},
+    bug="swapped",
     edge_cases=[
         (f([[0.1, 0.9, 0.3, -0.2], [1.2, 0.4, 0.0, 0.5], [-0.3, -0.1, -0.8, 0.2]]),   # argmax 1, 0, 3
          f([[0.6, 0.2, 0.8, 0.1], [0.3, 0.7, -0.1, 0.2], [0.4, 0.0, 0.5, -0.6]]),     # argmax 2, 1, 2
@@ -218,22 +178,12 @@ def _double_random(g: torch.Generator):
     ],
     wrong=[Wrong(_double, "generic.has_grad", "has_grad")],
     mistakes=[
-        Mistake("swapped", lambda on, ta, *a: _double(ta, on, *a),
-                en="the roles are swapped: the online network chooses (`argmax` of `next_q_online`), the target network values (gather from `next_q_target`).",
-                zh="两个角色弄反了：在线网络负责选（对 `next_q_online` 取 `argmax`），目标网络负责评（从 `next_q_target` 中 gather）。"),
-        Mistake("online_max", lambda on, ta, *a: _double(on, on, *a),  # chooses and values
-                en="this is the online network's own max: it both chooses and values, like DQN with the wrong network. Let it choose (`argmax`), and read that action's value in `next_q_target`.",
-                zh="这是在线网络自己的最大值：它既选又评，相当于用错了网络的 DQN。让它只负责选（`argmax`），再到 `next_q_target` 中读取该动作的值。"),
-        Mistake("target_max", lambda on, ta, *a: _double(ta, ta, *a),
-                en="this is the plain DQN target (the target network's max). In Double DQN the online network chooses the action: `next_q_online.argmax(1, keepdim=True)`.",
-                zh="这是普通 DQN 的目标（目标网络的最大值）。Double DQN 由在线网络选择动作：`next_q_online.argmax(1, keepdim=True)`。"),
-        Mistake("no_terminal_mask", lambda on, ta, r, te, g: _double(on, ta, r, torch.zeros_like(te), g),
-                **_NO_MASK),
-        Mistake("forgot_squeeze", lambda on, ta, r, te, g: _bootstrap(r, g, te, ta.gather(1, on.argmax(1, keepdim=True))),
-                **_SQUEEZE),
-        Mistake("argmax_without_keepdim", lambda on, ta, r, te, g: _bootstrap(r, g, te, ta.gather(1, on.argmax(1))),
-                en="`argmax(dim=1)` is (B,), and gather needs a (B, 1) index: use `argmax(dim=1, keepdim=True)`.",
-                zh="`argmax(dim=1)` 是 (B,)，而 gather 需要 (B, 1) 的索引：用 `argmax(dim=1, keepdim=True)`。"),
+        Mistake("swapped", lambda on, ta, *a: _double(ta, on, *a)),
+        Mistake("online_max", lambda on, ta, *a: _double(on, on, *a)),
+        Mistake("target_max", lambda on, ta, *a: _double(ta, ta, *a)),
+        Mistake("no_terminal_mask", lambda on, ta, r, te, g: _double(on, ta, r, torch.zeros_like(te), g)),
+        Mistake("forgot_squeeze", lambda on, ta, r, te, g: _bootstrap(r, g, te, ta.gather(1, on.argmax(1, keepdim=True)))),
+        Mistake("argmax_without_keepdim", lambda on, ta, r, te, g: _bootstrap(r, g, te, ta.gather(1, on.argmax(1)))),
     ],
 )
 def double_dqn_target(next_q_online: torch.Tensor, next_q_target: torch.Tensor, reward: torch.Tensor,
@@ -279,7 +229,7 @@ def _n_step_loop(rewards, terminated, q, gamma):
     return (ret + gamma ** rewards.shape[1] * alive * q.max(1).values).detach()
 
 
-@exercise(title={"en": "n-step targets", "zh": "n 步目标"},
+@exercise(
     edge_cases=[
         (f([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.5, -1.0, 0.5], [0.0, 2.0, 0.0]]),
          b([[False, False, False], [True, False, False], [False, False, True], [False, True, False]]),
@@ -301,26 +251,14 @@ def _n_step_loop(rewards, terminated, q, gamma):
         Wrong(_n_step_in_place, "generic.mutated_input", "mutated_input"),
     ],
     mistakes=[
-        Mistake("last_step_only", lambda *a: _n_step(*a, done=lambda te: te[:, -1]),
-                en="only `terminated[:, -1]` was checked; an episode that terminated at an earlier step has no future either: `terminated.any(dim=1)`.",
-                zh="只检查了 `terminated[:, -1]`；在更早的某一步终止的回合同样没有未来：`terminated.any(dim=1)`。"),
-        Mistake("no_terminal_mask", lambda *a: _n_step(*a, done=lambda te: torch.zeros_like(te[:, 0])),
-                en="rows that terminated within the n steps still bootstrap: multiply the bootstrap term by `(1 - done)`, `done = terminated.any(dim=1)`.",
-                zh="在这 n 步内终止的行仍在自举：自举项要乘以 `(1 - done)`，其中 `done = terminated.any(dim=1)`。"),
+        Mistake("last_step_only", lambda *a: _n_step(*a, done=lambda te: te[:, -1])),
+        Mistake("no_terminal_mask", lambda *a: _n_step(*a, done=lambda te: torch.zeros_like(te[:, 0]))),
         Mistake("gamma_not_powered",
-                lambda r, te, q, g: _n_step(r, te, q, g, bootstrap=1 - r.shape[1]),
-                en="the state after n steps is n steps away: its value is discounted by `gamma ** n`, not `gamma`.",
-                zh="n 步之后的状态距离现在 n 步：它的价值要折扣 `gamma ** n`，而不是 `gamma`。"),
-        Mistake("discount_off_by_one", lambda *a: _n_step(*a, first=1),
-                en="the first reward is not discounted: the discounts are `gamma ** torch.arange(n)`, i.e. 1, gamma, gamma**2 ...",
-                zh="第一个奖励不打折扣：折扣系数是 `gamma ** torch.arange(n)`，即 1、gamma、gamma**2 ……"),
+                lambda r, te, q, g: _n_step(r, te, q, g, bootstrap=1 - r.shape[1])),
+        Mistake("discount_off_by_one", lambda *a: _n_step(*a, first=1)),
         Mistake("undiscounted_rewards",
-                lambda r, te, q, g: r.sum(1) + _n_step(torch.zeros_like(r), te, q, g),
-                en="each reward k is discounted by `gamma ** k`: multiply by `gamma ** torch.arange(n)` before the sum.",
-                zh="第 k 个奖励要折扣 `gamma ** k`：求和之前先乘以 `gamma ** torch.arange(n)`。"),
-        Mistake("bootstrap_gamma_n_minus_1", lambda *a: _n_step(*a, bootstrap=-1),
-                en="the bootstrap term comes after the n-th reward (discounted by gamma ** (n - 1)): it gets `gamma ** n`.",
-                zh="自举项位于第 n 个奖励（折扣为 gamma ** (n - 1)）之后：它的折扣是 `gamma ** n`。"),
+                lambda r, te, q, g: r.sum(1) + _n_step(torch.zeros_like(r), te, q, g)),
+        Mistake("bootstrap_gamma_n_minus_1", lambda *a: _n_step(*a, bootstrap=-1)),
     ],
 )
 def n_step_target(rewards: torch.Tensor, terminated: torch.Tensor, next_q_target: torch.Tensor,

@@ -5,13 +5,13 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from gatherbook.exercises._checker import Mistake, Wrong, exercise
+from gatherbook.exercises.declaration import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import (I64, between, coded, distinct, expanded, f,
                                         floats, from_sizes, ints, perms, t)
 
 
 # 1. one-hot targets
-@exercise(title={"en": "One-hot targets", "zh": "独热目标"},
+@exercise(
     edge_cases=[
         (f([[0.5, -1.0, 2.0, 0.0, 1.5]] * 4), t([2, 0, 3, 3])),   # max label < C - 1
         (f([[1.0, 2.0, 3.0]]), t([1])),                            # N == 1
@@ -28,18 +28,10 @@ from gatherbook.exercises.cases import (I64, between, coded, distinct, expanded,
         lambda logits, y: torch.eye(logits.shape[1], dtype=logits.dtype, device=logits.device)[y],
     ],
     mistakes=[
-        Mistake("wrong_dim", lambda logits, y: torch.zeros_like(logits).scatter_(0, y[:, None], 1.0),
-                en="along dim=0 the label picks a row: out[labels[i]][0] = 1. The label is a column number, so scatter along dim=1.",
-                zh="沿 dim=0 时标签选的是行：out[labels[i]][0] = 1。标签是列号，应沿 dim=1 做 scatter。"),
-        Mistake("int_dtype", lambda logits, y: F.one_hot(y, logits.shape[1]),
-                en="F.one_hot returns int64; the targets need the dtype of logits: add `.to(logits.dtype)`.",
-                zh="F.one_hot 返回 int64；目标需要与 logits 相同的 dtype：加上 `.to(logits.dtype)`。"),
-        Mistake("classes_from_labels", lambda logits, y: F.one_hot(y).to(logits.dtype),
-                en="without num_classes, F.one_hot makes labels.max() + 1 columns, too few when the largest class does not occur: pass num_classes=logits.shape[1].",
-                zh="不给 num_classes 时，F.one_hot 只生成 labels.max() + 1 列；最大的类别没出现时列数就不够：传入 num_classes=logits.shape[1]。"),
-        Mistake("into_logits", lambda logits, y: logits.clone().scatter_(1, y[:, None], 1.0),
-                en="scattering into (a copy of) logits keeps the logits everywhere else: start from `torch.zeros_like(logits)`.",
-                zh="往 logits（的副本）里 scatter，其余位置还是 logits 的值：应从 `torch.zeros_like(logits)` 开始。"),
+        Mistake("wrong_dim", lambda logits, y: torch.zeros_like(logits).scatter_(0, y[:, None], 1.0)),
+        Mistake("int_dtype", lambda logits, y: F.one_hot(y, logits.shape[1])),
+        Mistake("classes_from_labels", lambda logits, y: F.one_hot(y).to(logits.dtype)),
+        Mistake("into_logits", lambda logits, y: logits.clone().scatter_(1, y[:, None], 1.0)),
     ],
     wrong=[
         Wrong(lambda logits, y: (logits * 0).scatter(1, y[:, None], 1.0), why="logits * 0 is nan at -inf and inf"),
@@ -65,7 +57,7 @@ def _bins(x, edges):
     return (x * (edges.numel() - 1)).long()
 
 
-@exercise(title={"en": "A histogram per row", "zh": "逐行直方图"},
+@exercise(
     edge_cases=[
         (f([[0.1, 0.7, 0.75, 0.0, 0.3], [0.9, 0.9, 0.9, 0.2, 0.6]]), _edges(4)),  # repeats
         (f([[0.5, 0.05, 0.55]]), _edges(1)),                                     # B == 1, one bin
@@ -81,21 +73,11 @@ def _bins(x, edges):
         lambda x, e: x.new_zeros(x.shape[0], e.numel() - 1, dtype=torch.long).scatter_reduce(1, (x * (e.numel() - 1)).long(), torch.ones_like(x, dtype=torch.long), "sum"),
     ],
     mistakes=[
-        Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1),
-                en="`scatter_` (like `counts[rows, b] += 1`) writes the same 1 again for every repeat, so each bin is 0 or 1: `scatter_add_` sums the ones.",
-                zh="`scatter_`（和 `counts[rows, b] += 1` 一样）对每次重复都再写一次同一个 1，所以每个箱只能是 0 或 1：应该用 `scatter_add_` 把它们相加。"),
-        Mistake("float_index", lambda x, e: _counts(x, e).scatter_add_(1, (x * (e.numel() - 1)).floor(), torch.ones_like(x, dtype=I64)),
-                en="`floor()` keeps the float dtype, and scatter needs an int64 index: use `.long()` (the same as floor for values >= 0).",
-                zh="`floor()` 不改变浮点 dtype，而 scatter 需要 int64 索引：改用 `.long()`（对 >= 0 的值与 floor 相同）。"),
-        Mistake("float_counts", lambda x, e: torch.zeros(x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x)),
-                en="the counts are float: `torch.zeros(B, bins)` and `torch.ones_like(x)` are float32. Count in int64: zeros with `dtype=torch.long` and `torch.ones_like(b)` of the int64 bin numbers.",
-                zh="计数成了浮点数：`torch.zeros(B, bins)` 和 `torch.ones_like(x)` 都是 float32。请用 int64 计数：全零张量用 `dtype=torch.long` 创建，累加的 1 用 `torch.ones_like(b)`（`b` 是 int64 的箱号）。"),
-        Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1),
-                en="this counts the whole batch in one histogram; the task asks for one per row, shape (B, bins): scatter_add_ along dim=1.",
-                zh="这样把整个批次统计成一个直方图；题目要求每行一个，形状为 (B, bins)：沿 dim=1 做 scatter_add_。"),
-        Mistake("no_minlength", lambda x, e: torch.stack([torch.bincount(r) for r in _bins(x, e)]),
-                en="bincount without minlength stops at the largest value present: pass minlength=bins so that empty top bins are counted too.",
-                zh="不给 minlength 时，bincount 只数到出现过的最大值：传入 minlength=bins，空的高位箱才会被计入。"),
+        Mistake("scatter_not_add", lambda x, e: _counts(x, e).scatter_(1, _bins(x, e), 1)),
+        Mistake("float_index", lambda x, e: _counts(x, e).scatter_add_(1, (x * (e.numel() - 1)).floor(), torch.ones_like(x, dtype=I64))),
+        Mistake("float_counts", lambda x, e: torch.zeros(x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x))),
+        Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1)),
+        Mistake("no_minlength", lambda x, e: torch.stack([torch.bincount(r) for r in _bins(x, e)])),
     ],
 )
 def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
@@ -112,7 +94,7 @@ def _unprune_random(g: torch.Generator):
     return floats(g, B, N, D), floats(g, B, K, D), perms(g, B, N)[:, :K]
 
 
-@exercise(title={"en": "Put processed patches back", "zh": "把处理过的图像块放回去"},
+@exercise(
     edge_cases=[
         (coded(2, 5, 3), -1 - coded(2, 2, 3), t([[3, 0], [1, 4]])),
         (coded(1, 4, 2), -1 - coded(1, 1, 2), t([[2]])),           # B == 1, K == 1
@@ -130,15 +112,9 @@ def _unprune_random(g: torch.Generator):
               "mutated_input", why="scatter_ writes into the caller's patches"),
     ],
     mistakes=[
-        Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k),
-                en="an index of shape (B, K, 1) writes only feature 0 of each patch: expand it to (B, K, D).",
-                zh="形状为 (B, K, 1) 的索引只写入每个图像块的第 0 个特征：把它 expand 成 (B, K, D)。"),
-        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p), k),
-                en="the patches that were not kept must keep their values: scatter into (a copy of) patches, not into zeros.",
-                zh="没有被保留的图像块必须保留原值：应 scatter 进 patches（的副本），而不是全零张量。"),
-        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p), k),
-                en="along dim=2 the index picks a feature, not a patch: the patch number is along dim=1.",
-                zh="沿 dim=2 时索引选的是特征而不是图像块：图像块的编号在 dim=1 上。"),
+        Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k)),
+        Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p), k)),
+        Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p), k)),
     ],
 )
 def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
@@ -148,7 +124,7 @@ def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> to
 
 
 # 4. the inverse of a gather: undo MAE's shuffle
-@exercise(title={"en": "Undo a shuffle of tokens", "zh": "还原打乱的词元"},
+@exercise(
     edge_cases=[
         (coded(2, 4, 3), t([[2, 0, 3, 1], [1, 3, 0, 2]])),   # not its own inverse
         (coded(1, 3, 2), t([[1, 2, 0]])),                    # B == 1, a 3-cycle
@@ -168,15 +144,9 @@ def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> to
               "shuffle_again", why="scatter with the inverse is gather with the shuffle"),
     ],
     mistakes=[
-        Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s)),
-                en="gathering with ids_shuffle shuffles a second time. Either scatter with ids_shuffle (send every token back where it came from) or gather with ids_shuffle.argsort(dim=1).",
-                zh="用 ids_shuffle 做 gather 等于再打乱一次。要么用 ids_shuffle 做 scatter（把每个词元送回原处），要么用 ids_shuffle.argsort(dim=1) 做 gather。"),
-        Mistake("no_expand", lambda s, ids: torch.zeros_like(s).scatter(1, ids.unsqueeze(-1), s),
-                en="an index of shape (B, N, 1) is smaller than the tokens, so scatter writes only feature 0 of each: expand it to (B, N, D).",
-                zh="形状为 (B, N, 1) 的索引比词元小，scatter 只会写入每个词元的第 0 个特征：把它 expand 成 (B, N, D)。"),
-        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, expanded(ids, s), s),
-                en="along dim=0 the permutation moves tokens between batch items; it permutes positions within each item: dim=1.",
-                zh="沿 dim=0 时，置换会在批次的不同样本之间移动词元；它应当在每个样本内部重排位置：用 dim=1。"),
+        Mistake("shuffle_again", lambda s, ids: s.gather(1, expanded(ids, s))),
+        Mistake("no_expand", lambda s, ids: torch.zeros_like(s).scatter(1, ids.unsqueeze(-1), s)),
+        Mistake("wrong_dim", lambda s, ids: torch.zeros_like(s).scatter(0, expanded(ids, s), s)),
     ],
 )
 def unshuffle(shuffled: torch.Tensor, ids_shuffle: torch.Tensor) -> torch.Tensor:
@@ -192,7 +162,7 @@ def _autograd_bwd(x, index, grad_out):
     return torch.autograd.grad((leaf.gather(1, index) * grad_out).sum(), leaf)[0]
 
 
-@exercise(title={"en": "The gradient of a gather", "zh": "gather 的梯度"},
+@exercise(
     edge_cases=[
         (f([[0.0] * 4] * 2), t([[1, 1, 3], [0, 2, 0]]), f([[1.0, 2.0, 4.0], [0.5, 1.5, 2.5]])),
         (f([[0.0, 0.0, 0.0]]), t([[2]]), f([[3.0]])),                    # B == 1, K == 1
@@ -212,18 +182,10 @@ def _autograd_bwd(x, index, grad_out):
         lambda x, i, go: torch.zeros_like(x).index_put_((torch.arange(x.shape[0])[:, None].expand_as(i), i), go, accumulate=True),
     ],
     mistakes=[
-        Mistake("scatter_not_add", lambda x, i, go: torch.zeros_like(x).scatter(1, i, go),
-                en="`g[rows, index] += grad_out`, like `t[i] += v` in the chapter, reads, adds and writes back once per position, as `scatter` does: it keeps one of the gradients that meet at a repeated index. A value read twice gets both: `scatter_add_` (or `index_put_(..., accumulate=True)`).",
-                zh="`g[rows, index] += grad_out` 和本章警告过的 `t[i] += v` 一样，每个位置只读、加、写回一次，效果同 `scatter`：重复索引处只留下相遇的梯度之一。被读了两次的值应得到两份梯度：用 `scatter_add_`（或 `index_put_(..., accumulate=True)`）。"),
-        Mistake("wrong_dim", lambda x, i, go: torch.zeros_like(x).scatter_add_(0, i, go),
-                en="along dim=0 the index names a row; it names the column that row i read: dim=1.",
-                zh="沿 dim=0 时索引表示行号；这里它表示第 i 行读取的列号：用 dim=1。"),
-        Mistake("gather_back", lambda x, i, go: go.gather(1, i),
-                en="gathering reads the gradient at the index; the backward of a gather writes it there: scatter_add_ into zeros of x's shape.",
-                zh="gather 是在索引处读取梯度；而 gather 的反向传播要把梯度写到那里：scatter_add_ 进与 x 同形状的全零张量。"),
-        Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go),
-                en="the gradient does not depend on the values of x: scatter_add_ into `torch.zeros_like(x)`, not into a copy of x.",
-                zh="梯度与 x 的取值无关：应 scatter_add_ 进 `torch.zeros_like(x)`，而不是 x 的副本。"),
+        Mistake("scatter_not_add", lambda x, i, go: torch.zeros_like(x).scatter(1, i, go)),
+        Mistake("wrong_dim", lambda x, i, go: torch.zeros_like(x).scatter_add_(0, i, go)),
+        Mistake("gather_back", lambda x, i, go: go.gather(1, i)),
+        Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go)),
     ],
     wrong=[
         Wrong(lambda x, i, go: (x * 0).scatter_add(1, i, go), why="x * 0 is nan at inf"),
@@ -240,7 +202,7 @@ def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> 
 
 
 # 6. k-means update: a segment mean
-@exercise(title={"en": "Update k-means centroids", "zh": "更新 k-means 质心"},
+@exercise(
     edge_cases=[
         (f([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0], [7.0, 8.0], [9.0, 1.0]]), t([0, 2, 0, 2, 2]),
          f([[0.5, 0.5], [9.0, 9.0], [4.0, 4.0]])),                         # centroid 1 empty
@@ -259,15 +221,9 @@ def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> 
         lambda x, a, c: c.index_reduce(0, a, x, "mean", include_self=False),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x), x, "mean"),
-                en="the default include_self=True counts the old centroid as one more point of the mean: pass include_self=False.",
-                zh="默认的 include_self=True 把旧质心也当作一个点算进均值：传入 include_self=False。"),
-        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False),
-                en="starting from zeros sets a centroid without points to 0; start from the centroids (include_self=False leaves untouched rows as they are).",
-                zh="从全零张量开始，会把没有点的质心变成 0；应从原质心开始（include_self=False 不会改动没被写入的行）。"),
-        Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x),
-                en="this is the sum of each cluster's points; divide by their number (or use reduce=\"mean\").",
-                zh="这是每个簇中点的总和；还要除以点的个数（或使用 reduce=\"mean\"）。"),
+        Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x), x, "mean")),
+        Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False)),
+        Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x)),
     ],
     wrong=[
         Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(
@@ -284,8 +240,7 @@ def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> 
 
 # 7. find the bug: the largest value per segment
 @exercise(
-    bug="include_self",  # the stub is this mistake
-    title={"en": "Find the bug: the largest value per segment", "zh": "找出错误：每段的最大值"},
+    bug="include_self",
     edge_cases=[
         (f([[-1.5, 2.0], [-0.5, -3.0], [4.0, 1.0]]), t([1, 1, 0]), 3),  # segment 1 < 0 in column 0; 2 empty
         (f([[-2.0, -1.0, -4.0]]), t([0]), 1),                            # N == 1, all negative
@@ -300,18 +255,10 @@ def recenter(x: torch.Tensor, assign: torch.Tensor, centroids: torch.Tensor) -> 
         lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x), x, "amax").nan_to_num(neginf=0.0),
     ],
     mistakes=[
-        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(s, x), x, "amax"),
-                en="where a segment's values in a column are all negative, it came out 0: with the default `include_self=True` the canvas's 0 takes part in the max. Pass `include_self=False`; a segment without rows then keeps the canvas's 0.",
-                zh="某一段在某一列上全为负值时，结果成了 0：默认的 `include_self=True` 让画布上的 0 也参与了取最大值。传入 `include_self=False`；没有任何行的段则保留画布上的 0。"),
-        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x), x, "amax"),
-                en="a segment without rows came out -inf, your canvas's value: start from zeros with `include_self=False` (or replace the -inf afterwards).",
-                zh="没有任何行的段结果是 -inf，也就是画布的初值：从全零开始并传入 `include_self=False`（或者事后把 -inf 换成 0）。"),
-        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, expanded(s, x), x),
-                en="each segment holds one of its rows, not their max: `scatter` keeps one arbitrary value per position; `scatter_reduce(..., \"amax\", include_self=False)` combines them.",
-                zh="每段只留下了其中一行，而不是最大值：`scatter` 在每个位置只保留任意一个值；`scatter_reduce(..., \"amax\", include_self=False)` 才会把它们合起来。"),
-        Mistake("no_expand", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, s[:, None], x, "amax", include_self=False),
-                en="only column 0 got a max: an index of shape (N, 1) covers column 0 alone. Expand it to the width of x, `seg[:, None].expand(-1, x.shape[1])`.",
-                zh="只有第 0 列得到了最大值：形状为 (N, 1) 的索引只覆盖第 0 列。把它扩展到 x 的宽度：`seg[:, None].expand(-1, x.shape[1])`。"),
+        Mistake("include_self", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, expanded(s, x), x, "amax")),
+        Mistake("empty_is_inf", lambda x, s, n: x.new_full((n, x.shape[1]), -torch.inf).scatter_reduce(0, expanded(s, x), x, "amax")),
+        Mistake("scatter_not_reduce", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter(0, expanded(s, x), x)),
+        Mistake("no_expand", lambda x, s, n: x.new_zeros(n, x.shape[1]).scatter_reduce(0, s[:, None], x, "amax", include_self=False)),
     ],
 )
 def segment_max(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:

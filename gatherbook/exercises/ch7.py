@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from gatherbook.exercises._checker import Exercise, Mistake, Wrong
+from gatherbook.exercises.declaration import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import between as _int
 
 I64 = torch.int64
@@ -31,133 +31,7 @@ def _distinct_rows(g: torch.Generator, *shape: int, step: float = 0.7) -> torch.
 
 
 # --------------------------------------------------------------------------------------------
-# 1. the top-p mask
-
-def top_p_remove(logits: torch.Tensor, p: float) -> torch.Tensor:
-    """Which tokens top-p removes: ``(B, V)`` bool, ``True`` where removed.
-
-    A token is removed when the tokens ranked above it (by logit, descending) already hold
-    probability ``>= p``; the most likely token is always kept. logits: (B, V) float with
-    distinct values in each row; p: float in [0, 1).
-    Returns (B, V) bool.
-    """
-    sorted_logits, order = logits.sort(dim=-1, descending=True)
-    probs = sorted_logits.softmax(-1)
-    remove_sorted = probs.cumsum(-1) - probs >= p
-    remove_sorted[:, 0] = False
-    return torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)
-
-
-def _top_p_parts(logits, p):
-    sorted_logits, order = logits.sort(dim=-1, descending=True)
-    probs = sorted_logits.softmax(-1)
-    remove_sorted = probs.cumsum(-1) - probs >= p
-    remove_sorted[:, 0] = False
-    return remove_sorted, order
-
-
-def _unscattered(logits, p):
-    return _top_p_parts(logits, p)[0]
-
-
-def _scatter_with_rank(logits, p):
-    remove_sorted, order = _top_p_parts(logits, p)
-    return torch.zeros_like(remove_sorted).scatter(-1, order.argsort(-1), remove_sorted)
-
-
-def _crossing_removed(logits, p):
-    sorted_logits, order = logits.sort(dim=-1, descending=True)
-    remove_sorted = sorted_logits.softmax(-1).cumsum(-1) > p
-    remove_sorted[:, 0] = False
-    return torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)
-
-
-def _keep_mask(logits, p):
-    return ~top_p_remove(logits, p)
-
-
-def _top_p_random(g: torch.Generator):
-    B = _int(g, 1, 4)
-    V = B + _int(g, 1, 6)  # V != B
-    p = (0.2, 0.5, 0.75, 0.9)[_int(g, 0, 3)]
-    return _distinct_rows(g, B, V), p
-
-
-def _top_p_ascending(logits, p):  # transformers' way: sort ascending, cut at 1 - p
-    s, order = logits.sort(-1)
-    remove = s.softmax(-1).cumsum(-1) <= 1 - p
-    remove[:, -1] = False
-    return remove.scatter(1, order, remove)
-
-
-def _top_p_gather(logits, p):  # the inverse permutation, read with gather
-    s, order = logits.sort(-1, descending=True)
-    probs = s.softmax(-1)
-    remove = (probs.cumsum(-1) - probs) >= p
-    remove[:, 0] = False
-    return remove.gather(-1, order.argsort(-1))
-
-
-def _top_p_loop(logits, p):
-    out = torch.zeros_like(logits, dtype=torch.bool)
-    for b in range(logits.shape[0]):
-        probs = logits[b].softmax(-1)
-        mass = 0.0
-        for v in logits[b].argsort(descending=True).tolist():
-            out[b, v] = mass >= p and mass > 0
-            mass += probs[v].item()
-    return out
-
-
-TOP_P_REMOVE = Exercise(
-    name="ch7.top_p_remove",
-    title={"en": 'The top-p mask in vocabulary order', "zh": '词表顺序下的 top-p 掩码'},
-    args=("logits", "p"),
-    reference=top_p_remove,
-    edge_cases=[
-        (torch.tensor([[1.0, 3.0, -1.0, 2.5, 0.0, 2.0]]), 0.8),         # the chapter's row
-        (torch.tensor([[0.5, -0.3, 2.0], [-1.0, 1.5, 0.2]]), 0.6),      # B = 2
-        (torch.tensor([[0.0, 4.0, 1.0, -2.0]]), 0.3),                   # only the top token stays
-        (torch.tensor([[0.3, 0.2, 0.1, 0.0, -0.1]]), 0.9),              # sorted already
-    ],
-    random_case=_top_p_random,
-    seed=701,
-    mistakes=[
-        Mistake("unscattered", _unscattered,
-                en='your mask is still in sorted order: entry j is about token `order[b, j]`, not token j. Write it back with `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)`.',
-                zh='你的掩码还是排序后的顺序：第 j 项说的是词元 `order[b, j]`，而不是词元 j。用 `torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)` 把它写回去。'),
-        Mistake("scatter_with_rank", _scatter_with_rank,
-                en='you scattered with the inverse permutation (`order.argsort(-1)`), which sends each entry to the wrong token. Scatter with `order` itself, or gather with the inverse.',
-                zh='你用逆置换（`order.argsort(-1)`）做了 scatter，每一项都被送到了错误的词元上。要用 `order` 本身来 scatter，或者用逆置换来 gather。'),
-        Mistake("crossing_removed", _crossing_removed,
-                en='the token whose probability crosses p is removed too: remove a token only when the mass *before* it, `cumsum - probs`, is already >= p.',
-                zh='概率正好越过 p 的那个词元也被去掉了：只有当它*之前*的概率和 `cumsum - probs` 已经 >= p 时，才去掉这个词元。'),
-        Mistake("keep_mask", _keep_mask,
-                en='your mask is True at the tokens that stay; the answer is True where a token is removed.',
-                zh='你的掩码在保留下来的词元处为 True；答案应在被去掉的词元处为 True。'),
-    ],
-    right=[_top_p_ascending, _top_p_gather, _top_p_loop],
-    wrong=[Wrong(lambda logits, p: top_p_remove(logits, p).float(), hint="generic.dtype", kind="dtype")],
-)
-
-
-# --------------------------------------------------------------------------------------------
 # 2. find the bug: a token drawn among the top k (the stub returns the draw's rank, not its id)
-
-def sample_top_k(logits: torch.Tensor, k: int, u: torch.Tensor) -> torch.Tensor:
-    """One token per row drawn among the ``k`` most likely, with the uniform numbers ``u`` given.
-
-    The candidates are the ``k`` largest logits of the row, most likely first, with the softmax
-    of their logits as probabilities; the token drawn is the first candidate whose cumulative
-    probability exceeds ``u[b]`` (inverse-CDF sampling, the draw ``torch.multinomial`` makes
-    with its own random numbers). logits: (B, V) float, distinct in each row; k: int in
-    [1, V]; u: (B,) float in [0, 1).
-    Returns (B,) int64 token ids.
-    """
-    values, ids = logits.topk(k, dim=-1)                      # (B, k): most likely first
-    cdf = values.softmax(-1).cumsum(-1)                       # (B, k)
-    j = (cdf <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1)  # (B, 1): the draw's rank
-    return ids.gather(-1, j).squeeze(-1)                      # its token id
 
 
 def _rank_not_token(logits, k, u):  # the notebook's stub: the same code without the gather
@@ -241,13 +115,9 @@ def _sample_one_hot(logits, k, u):
 
 _ROW = torch.tensor([[1.0, 3.0, -1.0, 2.5, 0.0, 2.0]])  # the chapter's row: top 3 are ids 1, 3, 5
 
-SAMPLE_TOP_K = Exercise(
-    name="ch7.sample_top_k",
-    bug="rank_not_token",  # the stub is this mistake
-    title={"en": "Find the bug: a token drawn among the top k",
-           "zh": "找出错误：从前 k 个候选中抽取词元"},
+@exercise(
+    bug="rank_not_token",
     args=("logits", "k", "u"),
-    reference=sample_top_k,
     edge_cases=[
         _sample_case(_ROW, 3, [1]),                                          # id 3, rank 1
         _sample_case(torch.tensor([[0.5, -0.3, 2.0], [-1.0, 1.5, 0.2]]), 2, [0, 1]),  # B = 2
@@ -260,27 +130,10 @@ SAMPLE_TOP_K = Exercise(
     random_case=_sample_random,
     seed=707,
     mistakes=[
-        Mistake("rank_not_token", _rank_not_token,
-                en="your answer is the rank of the draw among the k candidates (0 = the most likely), "
-                   "not its token id: map it back with `ids.gather(-1, j)` (`ids` from `topk`).",
-                zh="你的结果是抽中的候选在 k 个候选中的名次（0 是最可能的那个），而不是它的词元 id："
-                   "用 `ids.gather(-1, j)` 把名次换回词元 id（`ids` 来自 `topk`）。"),
-        Mistake("every_row_index", _every_row_index,
-                en="`ids[:, j]` pairs every row with every row's draw, (B, B); row b needs its own "
-                   "`ids[b, j[b]]`: `ids.gather(-1, j[:, None]).squeeze(-1)`.",
-                zh="`ids[:, j]` 把每一行和每一行的抽取结果两两配对，形状是 (B, B)；第 b 行只要它自己的 "
-                   "`ids[b, j[b]]`：`ids.gather(-1, j[:, None]).squeeze(-1)`。"),
-        Mistake("vocabulary_probs", _vocabulary_probs,
-                en="the probabilities of the k candidates must sum to 1: take the softmax of the k "
-                   "kept logits, not the top k of the vocabulary's softmax (they sum to less, so a "
-                   "large u runs past them).",
-                zh="k 个候选的概率之和必须为 1：要对保留下来的 k 个 logit 做 softmax，而不是从整个词表的 "
-                   "softmax 里取前 k 个（它们的和小于 1，u 较大时会越过它们）。"),
-        Mistake("whole_vocabulary", _whole_vocabulary,
-                en="you drew from the whole vocabulary, in vocabulary order; only the k most likely "
-                   "tokens may be drawn, and their cumulative sum runs most likely first (`topk`).",
-                zh="你是从整个词表、按词表顺序抽取的；只有最可能的 k 个词元可以被抽中，而且累积和要按"
-                   "从最可能到最不可能的顺序计算（`topk`）。"),
+        Mistake("rank_not_token", _rank_not_token),
+        Mistake("every_row_index", _every_row_index),
+        Mistake("vocabulary_probs", _vocabulary_probs),
+        Mistake("whole_vocabulary", _whole_vocabulary),
     ],
     right=[_sample_searchsorted, _sample_filtered, _sample_loop, _sample_one_hot],
     wrong=[Wrong(lambda logits, k, u: sample_top_k(logits, k, u)[:, None], hint="generic.size_one",
@@ -288,24 +141,122 @@ SAMPLE_TOP_K = Exercise(
            Wrong(lambda logits, k, u: sample_top_k(logits, k, u).int(), hint="generic.dtype",
                  kind="dtype")],
 )
+def sample_top_k(logits: torch.Tensor, k: int, u: torch.Tensor) -> torch.Tensor:
+    """One token per row drawn among the ``k`` most likely, with the uniform numbers ``u`` given.
+
+    The candidates are the ``k`` largest logits of the row, most likely first, with the softmax
+    of their logits as probabilities; the token drawn is the first candidate whose cumulative
+    probability exceeds ``u[b]`` (inverse-CDF sampling, the draw ``torch.multinomial`` makes
+    with its own random numbers). logits: (B, V) float, distinct in each row; k: int in
+    [1, V]; u: (B,) float in [0, 1).
+    Returns (B,) int64 token ids.
+    """
+    values, ids = logits.topk(k, dim=-1)                      # (B, k): most likely first
+    cdf = values.softmax(-1).cumsum(-1)                       # (B, k)
+    j = (cdf <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1)  # (B, 1): the draw's rank
+    return ids.gather(-1, j).squeeze(-1)                      # its token id
+
+
+# --------------------------------------------------------------------------------------------
+# 1. the top-p mask
+
+def _top_p_parts(logits, p):
+    sorted_logits, order = logits.sort(dim=-1, descending=True)
+    probs = sorted_logits.softmax(-1)
+    remove_sorted = probs.cumsum(-1) - probs >= p
+    remove_sorted[:, 0] = False
+    return remove_sorted, order
+
+
+def _unscattered(logits, p):
+    return _top_p_parts(logits, p)[0]
+
+
+def _scatter_with_rank(logits, p):
+    remove_sorted, order = _top_p_parts(logits, p)
+    return torch.zeros_like(remove_sorted).scatter(-1, order.argsort(-1), remove_sorted)
+
+
+def _crossing_removed(logits, p):
+    sorted_logits, order = logits.sort(dim=-1, descending=True)
+    remove_sorted = sorted_logits.softmax(-1).cumsum(-1) > p
+    remove_sorted[:, 0] = False
+    return torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)
+
+
+def _keep_mask(logits, p):
+    return ~top_p_remove(logits, p)
+
+
+def _top_p_random(g: torch.Generator):
+    B = _int(g, 1, 4)
+    V = B + _int(g, 1, 6)  # V != B
+    p = (0.2, 0.5, 0.75, 0.9)[_int(g, 0, 3)]
+    return _distinct_rows(g, B, V), p
+
+
+def _top_p_ascending(logits, p):  # transformers' way: sort ascending, cut at 1 - p
+    s, order = logits.sort(-1)
+    remove = s.softmax(-1).cumsum(-1) <= 1 - p
+    remove[:, -1] = False
+    return remove.scatter(1, order, remove)
+
+
+def _top_p_gather(logits, p):  # the inverse permutation, read with gather
+    s, order = logits.sort(-1, descending=True)
+    probs = s.softmax(-1)
+    remove = (probs.cumsum(-1) - probs) >= p
+    remove[:, 0] = False
+    return remove.gather(-1, order.argsort(-1))
+
+
+def _top_p_loop(logits, p):
+    out = torch.zeros_like(logits, dtype=torch.bool)
+    for b in range(logits.shape[0]):
+        probs = logits[b].softmax(-1)
+        mass = 0.0
+        for v in logits[b].argsort(descending=True).tolist():
+            out[b, v] = mass >= p and mass > 0
+            mass += probs[v].item()
+    return out
+
+
+@exercise(
+    args=("logits", "p"),
+    edge_cases=[
+        (torch.tensor([[1.0, 3.0, -1.0, 2.5, 0.0, 2.0]]), 0.8),         # the chapter's row
+        (torch.tensor([[0.5, -0.3, 2.0], [-1.0, 1.5, 0.2]]), 0.6),      # B = 2
+        (torch.tensor([[0.0, 4.0, 1.0, -2.0]]), 0.3),                   # only the top token stays
+        (torch.tensor([[0.3, 0.2, 0.1, 0.0, -0.1]]), 0.9),              # sorted already
+    ],
+    random_case=_top_p_random,
+    seed=701,
+    mistakes=[
+        Mistake("unscattered", _unscattered),
+        Mistake("scatter_with_rank", _scatter_with_rank),
+        Mistake("crossing_removed", _crossing_removed),
+        Mistake("keep_mask", _keep_mask),
+    ],
+    right=[_top_p_ascending, _top_p_gather, _top_p_loop],
+    wrong=[Wrong(lambda logits, p: top_p_remove(logits, p).float(), hint="generic.dtype", kind="dtype")],
+)
+def top_p_remove(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """Which tokens top-p removes: ``(B, V)`` bool, ``True`` where removed.
+
+    A token is removed when the tokens ranked above it (by logit, descending) already hold
+    probability ``>= p``; the most likely token is always kept. logits: (B, V) float with
+    distinct values in each row; p: float in [0, 1).
+    Returns (B, V) bool.
+    """
+    sorted_logits, order = logits.sort(dim=-1, descending=True)
+    probs = sorted_logits.softmax(-1)
+    remove_sorted = probs.cumsum(-1) - probs >= p
+    remove_sorted[:, 0] = False
+    return torch.zeros_like(remove_sorted).scatter(-1, order, remove_sorted)
 
 
 # --------------------------------------------------------------------------------------------
 # 3. one beam-search step
-
-def beam_step(seqs: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-    """The next beams: ``seqs`` (B, K, L) int64, ``scores`` (B, K, V) float -> (B, K, L + 1).
-
-    Take the ``K`` best (beam, token) pairs of each row over all ``K * V`` scores, best first;
-    new beam ``j`` of row ``b`` is ``seqs[b, beam_j]`` followed by ``token_j``.
-    Returns (B, K, L + 1) int64.
-    """
-    B, K, V = scores.shape
-    flat = scores.reshape(B, K * V).topk(K, dim=-1).indices  # (B, K)
-    beam, token = flat // V, flat % V
-    kept = seqs.gather(1, beam[..., None].expand(-1, -1, seqs.shape[-1]))  # (B, K, L)
-    return torch.cat([kept, token[..., None]], dim=-1)
-
 
 def _beam_step_with(beam_of, token_of):
     def fn(seqs, scores):
@@ -367,11 +318,8 @@ def _beam_step_no_offset(seqs, scores):
     return torch.cat([kept, (f % V)[..., None]], -1)
 
 
-BEAM_STEP = Exercise(
-    name="ch7.beam_step",
-    title={"en": 'One step of beam search', "zh": '束搜索的一步'},
+@exercise(
     args=("seqs", "scores"),
-    reference=beam_step,
     edge_cases=[
         (_t([[[3], [4]]]), torch.tensor([[[-1.0, -0.2, -3.0, -0.5, -4.0],
                                           [-2.0, -1.5, -2.5, -3.5, -0.9]]])),  # beam 0 twice
@@ -384,38 +332,30 @@ BEAM_STEP = Exercise(
     random_case=_beam_random,
     seed=702,
     mistakes=[
-        Mistake("div_mod_swapped", _beam_step_with(lambda f, K, V: f % V, lambda f, K, V: f // V),
-                en='`//` and `%` are swapped: flat index f = beam * V + token, so beam = f // V and token = f % V.',
-                zh='`//` 和 `%` 弄反了：展平后的索引 `f = beam * V + token`，所以束是 `f // V`，词元是 `f % V`。'),
-        Mistake("divided_by_beams", _beam_step_with(lambda f, K, V: f // K, lambda f, K, V: f % K),
-                en='divide by the vocabulary size V, not by the number of beams K: f = beam * V + token.',
-                zh='要除以词表大小 V，而不是束的个数 K：`f = beam * V + token`。'),
-        Mistake("no_batch_offset", _beam_step_no_offset,
-                en="the beams of row b are rows b * K ... b * K + K - 1 of the flattened `(B * K, L)` sequences: add `K * torch.arange(B)[:, None]` to the beam ids before `index_select` (or gather along dim 1 of `(B, K, L)`).",
-                zh="第 b 行的束是展平后 `(B * K, L)` 序列的第 b * K ... b * K + K - 1 行：在 `index_select` 之前给束编号加上 `K * torch.arange(B)[:, None]`（或者沿 `(B, K, L)` 的 dim 1 做 gather）。"),
-        Mistake("per_beam_best", _per_beam_best,
-                en='each beam kept its own best token; beams compete: take the top K of the flattened (B, K * V) scores, so one beam may continue twice and another not at all.',
-                zh='每个束各自保留了自己最好的词元；但束之间是相互竞争的：要在展平后的 (B, K * V) 分数上取 top K，所以一个束可能延续两次，另一个束一次也不延续。'),
+        Mistake("div_mod_swapped", _beam_step_with(lambda f, K, V: f % V, lambda f, K, V: f // V)),
+        Mistake("divided_by_beams", _beam_step_with(lambda f, K, V: f // K, lambda f, K, V: f % K)),
+        Mistake("no_batch_offset", _beam_step_no_offset),
+        Mistake("per_beam_best", _per_beam_best),
     ],
     right=[_beam_step_loop, _beam_step_take, _beam_step_offsets],
     wrong=[Wrong(lambda seqs, scores: beam_step(seqs, scores).int(), hint="generic.dtype", kind="dtype")],
 )
+def beam_step(seqs: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    """The next beams: ``seqs`` (B, K, L) int64, ``scores`` (B, K, V) float -> (B, K, L + 1).
+
+    Take the ``K`` best (beam, token) pairs of each row over all ``K * V`` scores, best first;
+    new beam ``j`` of row ``b`` is ``seqs[b, beam_j]`` followed by ``token_j``.
+    Returns (B, K, L + 1) int64.
+    """
+    B, K, V = scores.shape
+    flat = scores.reshape(B, K * V).topk(K, dim=-1).indices  # (B, K)
+    beam, token = flat // V, flat % V
+    kept = seqs.gather(1, beam[..., None].expand(-1, -1, seqs.shape[-1]))  # (B, K, L)
+    return torch.cat([kept, token[..., None]], dim=-1)
 
 
 # --------------------------------------------------------------------------------------------
 # 4. the batched cache reorder
-
-def reorder_beams(cache: torch.Tensor, beam: torch.Tensor) -> torch.Tensor:
-    """Cache rows for the new beams: ``cache`` (B * K, D), ``beam`` (B, K) int64 in [0, K).
-
-    Row ``b * K + j`` of the answer is row ``b * K + beam[b, j]`` of ``cache``: the beam ids are
-    per row of the batch.
-    Returns (B * K, D), the dtype of ``cache``.
-    """
-    B, K = beam.shape
-    rows = (beam + K * torch.arange(B, device=beam.device)[:, None]).reshape(-1)
-    return cache.index_select(0, rows)
-
 
 def _no_offset(cache, beam):
     return cache.index_select(0, beam.reshape(-1))
@@ -454,11 +394,8 @@ def _reorder_index(cache, beam):
     return cache.reshape(B, K, -1)[torch.arange(B, device=beam.device)[:, None], beam].reshape(cache.shape)
 
 
-REORDER_BEAMS = Exercise(
-    name="ch7.reorder_beams",
-    title={"en": 'Reorder a batched beam cache', "zh": '重排批量的束缓存'},
+@exercise(
     args=("cache", "beam"),
-    reference=reorder_beams,
     edge_cases=[
         (torch.arange(6.0).reshape(6, 1), _t([[1, 0, 0], [2, 2, 1]])),   # the chapter's beams
         (torch.arange(8.0).reshape(4, 2), _t([[1, 1, 0, 3]])),           # B == 1
@@ -469,35 +406,27 @@ REORDER_BEAMS = Exercise(
     seed=703,
     grad="same",
     mistakes=[
-        Mistake("no_batch_offset", _no_offset,
-                en="the beam ids are per row of the batch, in [0, K): row b's beams are cache rows b * K ... b * K + K - 1. Add `K * torch.arange(B)[:, None]` before flattening.",
-                zh='束编号是批次中每一行内部的编号，范围是 [0, K)：第 b 行的束是缓存的第 b * K ... b * K + K - 1 行。展平之前先加上 `K * torch.arange(B)[:, None]`。'),
-        Mistake("offset_by_batch_size", _offset_by_batch,
-                en='the offset of row b is b * K (K beams per row), not b * B.',
-                zh='第 b 行的偏移是 `b * K`（每行 K 个束），而不是 `b * B`。'),
-        Mistake("offset_per_beam", _offset_per_beam,
-                en='the offset grows along the batch, not along the beams: row b adds b * K to all its beam ids, `K * torch.arange(B)[:, None]`.',
-                zh='偏移沿批次增长，而不是沿束增长：第 b 行的所有束编号都加上 `b * K`，即 `K * torch.arange(B)[:, None]`。'),
+        Mistake("no_batch_offset", _no_offset),
+        Mistake("offset_by_batch_size", _offset_by_batch),
+        Mistake("offset_per_beam", _offset_per_beam),
     ],
     right=[_reorder_loop, _reorder_view, _reorder_index],
     wrong=[Wrong(lambda cache, beam: reorder_beams(cache, beam).detach(), hint="generic.no_grad", kind="no_grad")],
 )
+def reorder_beams(cache: torch.Tensor, beam: torch.Tensor) -> torch.Tensor:
+    """Cache rows for the new beams: ``cache`` (B * K, D), ``beam`` (B, K) int64 in [0, K).
+
+    Row ``b * K + j`` of the answer is row ``b * K + beam[b, j]`` of ``cache``: the beam ids are
+    per row of the batch.
+    Returns (B * K, D), the dtype of ``cache``.
+    """
+    B, K = beam.shape
+    rows = (beam + K * torch.arange(B, device=beam.device)[:, None]).reshape(-1)
+    return cache.index_select(0, rows)
 
 
 # --------------------------------------------------------------------------------------------
 # 5. MoE dispatch
-
-def moe_dispatch(x: torch.Tensor, experts: torch.Tensor) -> torch.Tensor:
-    """Token rows grouped by expert: ``x`` (T, H), ``experts`` (T, k) int64 -> (T * k, H).
-
-    One row per (token, slot), sorted by expert (expert 0's rows first); within an expert, in
-    token order. A token's k experts are distinct.
-    Returns (T * k, H), the dtype of ``x``.
-    """
-    k = experts.shape[1]
-    order = experts.reshape(-1).argsort(stable=True)
-    return x.index_select(0, order // k)
-
 
 def _dispatch_order_as_token(x, experts):
     return x.index_select(0, experts.reshape(-1).argsort(stable=True))
@@ -543,11 +472,8 @@ def _dispatch_gather(x, experts):
     return x.gather(0, tokens[:, None].expand(-1, x.shape[1]))
 
 
-MOE_DISPATCH = Exercise(
-    name="ch7.moe_dispatch",
-    title={"en": 'Dispatch tokens to experts', "zh": '把词元分发给专家'},
+@exercise(
     args=("x", "experts"),
-    reference=moe_dispatch,
     edge_cases=[
         (torch.arange(6.0).reshape(3, 2), _t([[1, 0], [0, 2], [2, 1]])),  # values = positions
         (_moe_x(74, 4, 3), _t([[3, 1], [1, 0], [0, 3], [2, 1]])),
@@ -557,37 +483,27 @@ MOE_DISPATCH = Exercise(
     seed=704,
     grad="same",
     mistakes=[
-        Mistake("order_as_token", _dispatch_order_as_token,
-                en='`argsort` gives flat (token, slot) positions t * k + j, not tokens: the token is `order // k`.',
-                zh='`argsort` 给出的是展平后的（词元，槽位）位置 t * k + j，而不是词元：词元是 `order // k`。'),
-        Mistake("mod_instead_of_div", _dispatch_mod,
-                en='`order % k` is the slot j of each pair; the token is `order // k`.',
-                zh='`order % k` 是每一对的槽位 j；词元是 `order // k`。'),
-        Mistake("not_sorted", _dispatch_unsorted,
-                en='every token is copied k times but the rows are not grouped by expert: sort the flat expert ids with `argsort(stable=True)` and read the tokens in that order.',
-                zh='每个词元都复制了 k 次，但各行没有按专家分组：用 `argsort(stable=True)` 给展平后的专家 id 排序，再按这个顺序读取词元。'),
+        Mistake("order_as_token", _dispatch_order_as_token),
+        Mistake("mod_instead_of_div", _dispatch_mod),
+        Mistake("not_sorted", _dispatch_unsorted),
     ],
     right=[_dispatch_loop, _dispatch_where, _dispatch_gather],
     wrong=[Wrong(lambda x, experts: moe_dispatch(x, experts).detach(), hint="generic.no_grad", kind="no_grad")],
 )
+def moe_dispatch(x: torch.Tensor, experts: torch.Tensor) -> torch.Tensor:
+    """Token rows grouped by expert: ``x`` (T, H), ``experts`` (T, k) int64 -> (T * k, H).
+
+    One row per (token, slot), sorted by expert (expert 0's rows first); within an expert, in
+    token order. A token's k experts are distinct.
+    Returns (T * k, H), the dtype of ``x``.
+    """
+    k = experts.shape[1]
+    order = experts.reshape(-1).argsort(stable=True)
+    return x.index_select(0, order // k)
 
 
 # --------------------------------------------------------------------------------------------
 # 6. MoE combine
-
-def moe_combine(y_sorted: torch.Tensor, order: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-    """Each token's weighted sum of its expert outputs: -> (T, H).
-
-    ``y_sorted`` (T * k, H): row ``i`` is an expert's output for the (token, slot) pair at flat
-    position ``order[i]`` (``= t * k + j``); ``order`` (T * k,) int64, a permutation;
-    ``weights`` (T, k) float: ``out[t] = sum_j weights[t, j] * (the row of pair t * k + j)``.
-    Returns (T, H) float.
-    """
-    T, k = weights.shape
-    w = weights.reshape(-1)[order]
-    out = torch.zeros(T, y_sorted.shape[1], dtype=y_sorted.dtype, device=y_sorted.device)
-    return out.index_add_(0, order // k, y_sorted * w[:, None])
-
 
 def _combine_weights_unsorted(y, order, weights):
     T, k = weights.shape
@@ -643,11 +559,8 @@ def _combine_loop(y, order, weights):
     return torch.stack(rows)
 
 
-MOE_COMBINE = Exercise(
-    name="ch7.moe_combine",
-    title={"en": "Combine the experts' outputs", "zh": '合并专家的输出'},
+@exercise(
     args=("y_sorted", "order", "weights"),
-    reference=moe_combine,
     edge_cases=[
         # distinct rows: a permutation applied the wrong way round shows in the values
         (torch.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, 0.0], [0.0, 2.0]]), _t([2, 0, 3, 1]),
@@ -662,36 +575,29 @@ MOE_COMBINE = Exercise(
     grad="same",
     atol=ATOL,
     mistakes=[
-        Mistake("weights_unsorted", _combine_weights_unsorted,
-                en='the weights are in (token, slot) order but `y_sorted` is in sorted order: take `weights.reshape(-1)[order]` so each row gets its own weight.',
-                zh='权重是（词元，槽位）的顺序，而 `y_sorted` 是排序后的顺序：取 `weights.reshape(-1)[order]`，让每一行拿到自己的权重。'),
-        Mistake("no_weights", _combine_no_weights,
-                en='each row must be multiplied by its routing weight before it is added.',
-                zh='每一行在相加之前都要乘以它的路由权重。'),
-        Mistake("index_add_wrong_dim", _combine_wrong_dim,
-                en='the token ids select rows: `index_add_(0, order // k, ...)`, along dim 0.',
-                zh='词元 id 选的是行：`index_add_(0, order // k, ...)`，沿 dim 0。'),
+        Mistake("weights_unsorted", _combine_weights_unsorted),
+        Mistake("no_weights", _combine_no_weights),
+        Mistake("index_add_wrong_dim", _combine_wrong_dim),
     ],
     right=[_combine_scatter_add, _combine_unsort, _combine_loop],
     wrong=[Wrong(lambda y, order, weights: moe_combine(y, order, weights).detach(), hint="generic.no_grad", kind="no_grad")],
 )
+def moe_combine(y_sorted: torch.Tensor, order: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """Each token's weighted sum of its expert outputs: -> (T, H).
+
+    ``y_sorted`` (T * k, H): row ``i`` is an expert's output for the (token, slot) pair at flat
+    position ``order[i]`` (``= t * k + j``); ``order`` (T * k,) int64, a permutation;
+    ``weights`` (T, k) float: ``out[t] = sum_j weights[t, j] * (the row of pair t * k + j)``.
+    Returns (T, H) float.
+    """
+    T, k = weights.shape
+    w = weights.reshape(-1)[order]
+    out = torch.zeros(T, y_sorted.shape[1], dtype=y_sorted.dtype, device=y_sorted.device)
+    return out.index_add_(0, order // k, y_sorted * w[:, None])
 
 
 # --------------------------------------------------------------------------------------------
 # 7. routing weights
-
-def route_weights(router_logits: torch.Tensor, k: int) -> torch.Tensor:
-    """Mixtral's routing weights as a dense (T, E) table.
-
-    ``softmax`` over the E experts, keep each token's k largest, renormalise them to sum to 1,
-    and put them at their experts' columns; every other entry is 0. router_logits: (T, E)
-    float with distinct values in each row; k: int in [1, E].
-    Returns (T, E) float.
-    """
-    weights, experts = router_logits.softmax(-1).topk(k, dim=-1)
-    weights = weights / weights.sum(-1, keepdim=True)
-    return torch.zeros_like(router_logits).scatter(1, experts, weights)
-
 
 def _route_not_renormalised(router_logits, k):
     weights, experts = router_logits.softmax(-1).topk(k, dim=-1)
@@ -731,11 +637,8 @@ def _route_one_hot(router_logits, k):
     return (hot * (w / w.sum(-1, keepdim=True))[..., None]).sum(1)
 
 
-ROUTE_WEIGHTS = Exercise(
-    name="ch7.route_weights",
-    title={"en": 'Routing weights', "zh": '路由权重'},
+@exercise(
     args=("router_logits", "k"),
-    reference=route_weights,
     edge_cases=[
         (torch.tensor([[0.2, 1.5, -0.3, 0.9], [1.0, -1.0, 0.5, 0.0]]), 2),
         (torch.tensor([[0.1, -0.4, 0.7, 0.3, -1.2, 0.0]]), 1),   # k = 1: a single 1.0
@@ -746,18 +649,21 @@ ROUTE_WEIGHTS = Exercise(
     grad="same",
     atol=ATOL,
     mistakes=[
-        Mistake("not_renormalised", _route_not_renormalised,
-                en="the k kept probabilities sum to less than 1: divide them by their sum (Mixtral's rule).",
-                zh='保留下来的 k 个概率之和小于 1：要把它们除以它们的和（Mixtral 的做法）。'),
-        Mistake("masked_with_zero", _route_zero_masked,
-                en='a logit set to 0 still gets probability after the softmax: mask with `-inf`, or scatter the renormalised top-k weights into zeros.',
-                zh='被设成 0 的 logit 经过 softmax 之后仍然有概率：要用 `-inf` 做掩码，或者把重新归一化后的 top-k 权重 scatter 到全零张量里。'),
-        Mistake("scatter_dim0", _route_dim0,
-                en='the expert ids are columns: scatter along dim 1 (`scatter(1, experts, weights)`).',
-                zh='专家 id 是列：沿 dim 1 做 scatter（`scatter(1, experts, weights)`）。'),
+        Mistake("not_renormalised", _route_not_renormalised),
+        Mistake("masked_with_zero", _route_zero_masked),
+        Mistake("scatter_dim0", _route_dim0),
     ],
     right=[_route_softmax_of_topk, _route_masked, _route_one_hot],
     wrong=[Wrong(lambda router_logits, k: route_weights(router_logits, k).detach(), hint="generic.no_grad", kind="no_grad")],
 )
+def route_weights(router_logits: torch.Tensor, k: int) -> torch.Tensor:
+    """Mixtral's routing weights as a dense (T, E) table.
 
-EXERCISES = [SAMPLE_TOP_K, TOP_P_REMOVE, BEAM_STEP, REORDER_BEAMS, MOE_DISPATCH, MOE_COMBINE, ROUTE_WEIGHTS]
+    ``softmax`` over the E experts, keep each token's k largest, renormalise them to sum to 1,
+    and put them at their experts' columns; every other entry is 0. router_logits: (T, E)
+    float with distinct values in each row; k: int in [1, E].
+    Returns (T, E) float.
+    """
+    weights, experts = router_logits.softmax(-1).topk(k, dim=-1)
+    weights = weights / weights.sum(-1, keepdim=True)
+    return torch.zeros_like(router_logits).scatter(1, experts, weights)

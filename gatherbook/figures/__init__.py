@@ -2,8 +2,8 @@
 
 One renderer of cells (``grid``), one bar and one line chart (``charts``), topic modules named
 by subject (the imports below say which holds what; each function's docstring, its chapter),
-and ``style``, the one place that sets colours, font sizes and colour maps. Practice draws with
-``puzzles.draw_case``.
+and ``style``, the one place that sets colours, font sizes and colour maps. The checker draws
+with ``checks`` (a case's inputs, the target, yours).
 
 Every drawing function takes ``title=``, an optional line above the picture. Titles and labels
 are code identifiers and numbers only, so one figure serves both editions; the caption, in the

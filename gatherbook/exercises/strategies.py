@@ -1,4 +1,5 @@
-"""Hypothesis strategies for the puzzles' cases: small tensors whose numbers read easily.
+"""Hypothesis strategies of cases (``Exercise.strategy``), and the search for the smallest case an
+answer gets wrong: small tensors whose numbers read easily.
 
 Sizes are small (the failing case is printed and drawn) and shrink towards 0 or 1, so the smallest
 failing case hypothesis reports is the edge case that bites: an empty batch, a size-1 dim, a
@@ -12,20 +13,7 @@ import math
 import torch
 from hypothesis import strategies as st
 
-I64 = torch.int64
-F32 = torch.float32
-
-
-def t(values, dtype=I64) -> torch.Tensor:
-    """``torch.tensor(values, dtype=dtype)`` (int64 unless told)."""
-    return torch.tensor(values, dtype=dtype)
-
-
-def coded(*shape: int, dtype=I64) -> torch.Tensor:
-    """Values that spell their position: ``10*i + j`` (2D), ``100*b + 10*n + d`` (3D)."""
-    weights = [10 ** (len(shape) - 1 - k) for k in range(len(shape))]
-    grids = torch.meshgrid(*[torch.arange(s) for s in shape], indexing="ij")
-    return sum(w * g for w, g in zip(weights, grids)).to(dtype)
+from gatherbook.exercises.cases import F32, I64
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,3 +80,32 @@ def probs(rows: int, n: int) -> st.SearchStrategy:
 def lengths(rows: int, hi: int, lo: int = 0) -> st.SearchStrategy:
     """Sequence lengths in ``[lo, hi]``, shape ``(rows,)``."""
     return ints((rows,), lo, hi)
+
+
+# --- the search: hypothesis's smallest case on which an answer differs from the loops ------------
+
+def _settings(n_examples: int):
+    from hypothesis import HealthCheck, Phase, settings
+
+    return settings(max_examples=n_examples, derandomize=True, database=None, deadline=None,
+                    phases=(Phase.explicit, Phase.generate, Phase.shrink),
+                    suppress_health_check=list(HealthCheck), print_blob=False)
+
+
+def search(strategy, fails, n_examples: int) -> tuple[tuple | None, int]:
+    """``(case, tried)``: the smallest case of ``strategy`` on which ``fails(case)`` (``None``
+    when there is none), and how many cases were tried. Derandomised: the same on every run."""
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample
+
+    tried = 0
+
+    def bad(case: tuple) -> bool:
+        nonlocal tried
+        tried += 1
+        return fails(case)
+
+    try:
+        return find(strategy, bad, settings=_settings(n_examples)), tried
+    except NoSuchExample:
+        return None, tried

@@ -1,4 +1,5 @@
-"""The operations guard: while a reader's answer runs, only the puzzle's operations are allowed.
+"""The operations guard: while a reader's answer runs, only the exercise's ``allowed`` operations
+(the Practice puzzles' rule) run.
 
 Two watchers, both active only during the call of the reader's function:
 
@@ -24,6 +25,8 @@ from typing import Any, Callable, Iterable
 
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
+
+from gatherbook.exercises.declaration import Rule
 
 #: names that never count as an operation: questions about a tensor, and printing it
 FREE = frozenset({
@@ -98,6 +101,16 @@ class Forbidden(Exception):
     def __init__(self, op: str, *, loop: tuple[int, int] | None = None, limit: int | None = None):
         self.op, self.loop, self.limit = op, loop, limit
         super().__init__(op if loop is None else f"Python loop at line {loop[0]} ({loop[1]} runs)")
+
+    def facts(self) -> dict:
+        """What the message says: ``how`` (``loop``, ``index``, ``limit``, ``python`` or ``op``)."""
+        if self.loop is not None:
+            return {"how": "loop", "op": self.op, "line": self.loop[0]}
+        if self.op == "x[tensor]":
+            return {"how": "index", "op": self.op}
+        if self.limit:
+            return {"how": "limit", "op": self.op, "limit": self.limit}
+        return {"how": "python" if self.op in TO_PYTHON else "op", "op": self.op}
 
 
 def op_name(func: Callable[..., Any]) -> str:
@@ -221,3 +234,25 @@ def guarded_call(fn: Callable[..., Any], args: tuple, allowed: Iterable[str],
                     sys.settrace(old)
     finally:
         sys.settrace(old)
+
+
+def ops_text(allowed: Iterable[str], code: str = "") -> str:
+    """The allowed operations, grouped: ``gather; + - * ...; x[...] view ...`` (``code="`"``
+    puts each in backticks, for Markdown)."""
+    return "; ".join(" ".join(f"{code}{m}{code}" for m in GROUPS.get(op, (op,))) for op in allowed)
+
+
+def rule(allowed: Iterable[str], limits: dict[str, int] | None = None) -> Rule:
+    """The rule of an exercise with ``allowed``: the answer calls only those operations (at most
+    ``limits`` times) and runs no Python loop; its facts say which call broke it."""
+    ops = expand(allowed)
+
+    def test(fn: Callable[..., Any], case: tuple) -> dict | None:
+        try:
+            guarded_call(fn, case, ops, limits)
+        except Forbidden as e:
+            return e.facts()
+        except Exception:  # an error only under the guard (the values were right): not this rule's
+            return None
+        return None
+    return Rule("allowed_ops", test)

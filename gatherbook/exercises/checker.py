@@ -1,131 +1,33 @@
-"""The exercise checker's facts: run the cases, compare, and record what went wrong.
+"""The checker's facts: run the cases, compare, and record what went wrong.
 
 :func:`run` calls the reader's function on an exercise's cases and returns a :class:`CheckResult`
 of facts only (status, case, kind of failure, first mismatch, hint key); the words come from
-:mod:`gatherbook.exercises._messages` and the declaration, the picture from the same record.
+:mod:`gatherbook.exercises.messages` and the words file, the picture from the same record.
 Per case: exception, device, input changed in place, type, shape, dtype, values, aliasing,
-gradient. Once every case passes: a second call, the ``meta``-device probe (tensors created
-without ``device=``), ``chunk_rows`` and the exercise's rules. How to declare: API.md.
+gradient. Once every case passes: the search for a failing case (``strategy``), a second call,
+the ``meta``-device probe (tensors created without ``device=``), ``chunk_rows``, the allowed
+operations and the exercise's rules. How to declare: API.md.
 """
 from __future__ import annotations
 
 import contextlib
 import dis
-import inspect
 import io
 import signal
 import threading
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 from torch.overrides import TorchFunctionMode
 
-from gatherbook.exercises._messages import scalar, shape, type_name
-
-Case = tuple  # the positional arguments of one call
+from gatherbook.exercises import guard
+from gatherbook.exercises.declaration import Case, Exercise
+from gatherbook.exercises.messages import scalar, shape, type_name
 
 #: Faults of an answer whose values may be right; a declared mistake with the same fault is named.
 FAULTS = ("mutated_input", "aliased", "no_grad", "has_grad")
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A plausible wrong answer ``fn`` and its hint (``en``, ``zh``).
-
-    Named only when the reader's output equals ``fn``'s on every case (and, for a fault such as an
-    input changed in place, ``fn`` has the same fault). It is also a planted wrong answer: the
-    generic test checks that it is rejected with this hint.
-    """
-
-    key: str
-    fn: Callable[..., Any]
-    en: str = ""
-    zh: str = ""
-
-
-@dataclass(frozen=True)
-class Wrong:
-    """A planted wrong answer that must be rejected with ``hint`` (a :class:`Mistake` key,
-    ``"generic.<what>"`` or ``None``) and, unless ``None``, failure ``kind`` (API.md lists them).
-    ``why``: what the answer does, for whoever reads the declaration."""
-
-    fn: Callable[..., Any]
-    hint: str | None = None
-    kind: str | None = None
-    why: str = ""
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A check of the exercise's own, tried on every case once the values are right.
-
-    ``test(fn, case)`` runs ``fn`` on fresh copies of one case and returns ``None`` when the rule
-    holds, or a dict of facts that ``en``/``zh`` are ``str.format``-ed with.
-    """
-
-    key: str
-    test: Callable[[Callable[..., Any], Case], dict | None]
-    en: str = ""
-    zh: str = ""
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One exercise: everything about it in one declaration (API.md explains every field)."""
-
-    reference: Callable[..., Any]      # the solution (creates tensors on its inputs' device)
-    edge_cases: Sequence[Case]         # hand-written, small, checked first
-    name: str = ""                     # what readers pass to check; default "chN." + reference's
-    args: tuple[str, ...] = ()         # the arguments' names, in order; default: reference's
-    random_case: Callable[[torch.Generator], Case] | None = None  # one case from a CPU generator
-    n_random: int = 8
-    seed: int = 0
-    rtol: float = 1e-5
-    atol: float = 1e-8
-    mistakes: Sequence[Mistake] = ()
-    grad: str | None = None            # "same": trained through; "none": a fixed target
-    chunk_rows: int | None = None      # no operation may receive more rows of args[0] at once
-    title: Mapping[str, str] = field(default_factory=dict)  # {"en": ..., "zh": ...}
-    right: Sequence[Callable[..., Any]] = ()  # answers written other ways: must pass
-    wrong: Sequence[Wrong] = ()        # more planted wrong answers
-    grad_args: tuple[str, ...] | None = None  # the inputs grad="same" compares (default: all floats)
-    rules: Sequence[Rule] = ()
-    time_limit: float = 30.0           # seconds for the whole check
-    search: Callable[[Callable[..., Any]], Case | None] | None = None  # a case fn fails, if any
-    bug: str | None = None             # find-the-bug: the Mistake that the notebook's stub is
-
-    def __post_init__(self) -> None:
-        if not self.name:  # the chapter's module ("ch1") and the reference's own name
-            chapter = self.reference.__module__.rsplit(".", 1)[-1]
-            object.__setattr__(self, "name", f"{chapter}.{self.reference.__name__}")
-        if not self.args:
-            object.__setattr__(self, "args", tuple(inspect.signature(self.reference).parameters))
-        if self.grad not in (None, "same", "none"):
-            raise ValueError(f"{self.name}: grad={self.grad!r}; expected None, 'same' or 'none'")
-
-    def cases(self) -> list[Case]:
-        """The edge cases, then ``n_random`` seeded random ones (the same on every call)."""
-        g = torch.Generator(device="cpu").manual_seed(self.seed)
-        drawn = [self.random_case(g) for _ in range(self.n_random)] if self.random_case else []
-        return list(self.edge_cases) + drawn
-
-    def mistake(self, key: str) -> Mistake:
-        """The :class:`Mistake` called ``key``."""
-        return next(m for m in self.mistakes if m.key == key)
-
-
-def exercise(**fields: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare, above its reference, the :class:`Exercise` that ``Exercise(reference, **fields)``
-    makes; it joins its module's ``EXERCISES`` (in source order) and the reference's ``.exercise``.
-    The reference comes back unchanged."""
-    def declare(reference: Callable[..., Any]) -> Callable[..., Any]:
-        ex = Exercise(reference, **fields)
-        reference.__globals__.setdefault("EXERCISES", []).append(ex)
-        reference.exercise = ex  # type: ignore[attr-defined]
-        return reference
-    return declare
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +56,8 @@ class CheckResult:
     differs: torch.Tensor | None = field(default=None, repr=False)
     printed: tuple[str, ...] = field(default=(), repr=False)
     n_printed: int = 0
+    searched: int | None = None  # the cases the search tried (None: the exercise has no strategy)
+    found: bool = False          # the failing case is one the search found
     lang: str = ""
     message: str = ""
 
@@ -519,6 +423,9 @@ class _Run:
         self.n = len(self.cases)
         self.k = 0  # the case being checked (for a time-out)
         self._outcomes: dict[tuple, _Outcome] = {}
+        self.rules = list(ex.rules) + ([guard.rule(ex.allowed, ex.limits)] if ex.allowed else [])
+        self.searched: int | None = None
+        self.found_case: int | None = None
 
     def outcome(self, fn: Callable[..., Any], k: int, grad: str | None = None) -> _Outcome:
         """``fn``'s outcome on case ``k`` (1-based), computed once."""
@@ -577,10 +484,11 @@ class _Run:
         raised = isinstance(got.out, _Raised)
         return CheckResult(ex.name, "raised" if raised else "failed", self.n, k, kind, facts, hint_key, params,
                            inputs=self.cases[k - 1], expected=expected,
-                           got=None if raised or got.device else got.out, differs=differs)
+                           got=None if raised or got.device else got.out, differs=differs,
+                           found=k == self.found_case)
 
     def broken_rule(self, k: int) -> dict | None:
-        for rule in self.ex.rules:
+        for rule in self.rules:
             _fresh_state()
             facts = rule.test(self.fn, tuple(_copy(self.cases[k - 1])))
             if facts is not None:
@@ -625,9 +533,9 @@ class _Run:
         for self.k in range(1, self.n + 1):
             if failed := self.check_case(self.k):
                 return failed
-        if ex.search is not None and (found := ex.search(fn)) is not None:  # a case the others missed
+        if ex.strategy is not None and (found := self.search()) is not None:  # a case the others missed
             self.cases.append(found)
-            self.n = self.k = len(self.cases)
+            self.n = self.k = self.found_case = len(self.cases)
             if failed := self.check_case(self.k):
                 return failed
         for self.k in range(1, min(3, self.n) + 1):  # called twice on the same inputs: the same answer
@@ -648,7 +556,21 @@ class _Run:
                     return self.failure(self.k, "not_chunked", facts)
             if rule := self.broken_rule(self.k):
                 return self.failure(self.k, "rule", rule)
-        return CheckResult(ex.name, "passed", self.n)
+        return CheckResult(ex.name, "passed", self.n, searched=self.searched)
+
+    def search(self) -> Case | None:
+        """Hypothesis's smallest case on which the answer differs from the loops (``spec``; values,
+        shape, dtype, an exception) or changes an input; the operations are not guarded here."""
+        from gatherbook.exercises.strategies import search  # hypothesis: only for exercises that search
+
+        ex, definition = self.ex, self.ex.spec or self.ex.reference
+
+        def fails(case: Case) -> bool:
+            expected, got = _call(definition, case, ex.args), _call(self.fn, case, ex.args)
+            return got.mutated is not None or not _same(expected.out, got.out, ex.rtol, ex.atol)
+
+        found, self.searched = search(ex.strategy(), fails, ex.n_examples)
+        return found
 
 
 def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:

@@ -1,0 +1,279 @@
+"""The Practice pages of every edition, written from the puzzles' declarations (maintainers).
+
+    python tools/notebooks.py practice     # writes notebooks/<code>/08_practice*.ipynb
+
+The code cells come from the declarations (the loops, the stub's signature, the solution), so the
+editions have the same code cells by construction; the prose is the words file's ``practice``
+part (gatherbook/words/<code>.yml); the ladder's pages are the declaration modules'
+(``gatherbook.exercises.declaration.pages``). Writing drops the stored outputs: execute the
+notebooks afterwards (``make execute``).
+"""
+from __future__ import annotations
+
+import inspect
+import io
+import re
+import textwrap
+import tokenize
+import unicodedata
+from typing import Any, Callable
+
+import gatherbook.exercises as E
+from gatherbook.editions import CODES
+from gatherbook.exercises.guard import GROUPS
+from gatherbook.exercises.words import of, table
+
+INTRO = "08_practice"
+FIRST = "puzzles.pick_per_row"  # the puzzle the first page works through
+
+HIDDEN = {"source_hidden": True, "outputs_hidden": True}  # a folded solution cell, in JupyterLab
+
+SETUP = '''import math
+
+import torch
+import gatherbook as gb
+
+torch.manual_seed(0)
+dev = gb.setup(lang="{lang}")  # {comment}'''
+
+TRIES = {
+    "squeeze": '''def pick_per_row(x, idx):
+    return x.gather(1, idx.unsqueeze(1)).squeeze()
+
+
+gb.check("puzzles.pick_per_row", pick_per_row)''',
+    "take": '''def pick_per_row(x, idx):
+    return torch.take_along_dim(x, idx.unsqueeze(1), dim=1).squeeze(1)
+
+
+gb.check("puzzles.pick_per_row", pick_per_row)''',
+    "loop": '''def pick_per_row(x, idx):
+    out = torch.zeros(x.shape[0], dtype=x.dtype)
+    for i in range(x.shape[0]):
+        out[i] = x[i].gather(0, idx[i:i + 1])[0]
+    return out
+
+
+gb.check("puzzles.pick_per_row", pick_per_row)''',
+    "shrink": '''def reverse(x):
+    N = x.shape[0]
+    return x.gather(0, torch.arange(N - 1, -1, -1) % 5)
+
+
+gb.check("puzzles.reverse", reverse)''',
+    "right": '''def pick_per_row(x, idx):
+    return x.gather(1, idx.unsqueeze(1)).squeeze(1)
+
+
+gb.check("puzzles.pick_per_row", pick_per_row)''',
+}
+
+
+
+def words(lang: str) -> dict[str, Any]:
+    """The ``practice`` part of edition ``lang``'s words file."""
+    return table(lang)["practice"]
+
+
+def short(name: str) -> str:
+    return name.split(".", 1)[1]
+
+
+def _lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + [parts[-1]]
+
+
+def md(text: str, **meta) -> dict:
+    return {"cell_type": "markdown", "metadata": meta, "source": _lines(text)}
+
+
+def code(text: str, **meta) -> dict:
+    return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [],
+            "source": _lines(text.rstrip("\n"))}
+
+
+def source(fn: Callable[..., Any], name: str | None = None) -> str:
+    """The source of a function, renamed to ``name`` (the notebooks' spec and solution cells)."""
+    src = textwrap.dedent(inspect.getsource(fn))
+    src = src[src.index("def "):]  # without the declaration above it
+    if name:
+        src = src.replace(f"def {fn.__name__}(", f"def {name}(", 1)
+    return src
+
+
+def _doc(lang: str, stem: str, label: str | None = None) -> str:
+    return f"{{doc}}`{label or words(lang)['chapters'][stem]} <{stem}>`"
+
+
+def _width(line: str) -> int:
+    """Columns in a monospace font: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+def page_title(number: str, lang: str) -> str:
+    """``"Practice 4b: Ragged batches and Mixture of Experts"``, in ``lang``."""
+    return words(lang)["page_title"].format(number=number, title=E.page_title(number, lang))
+
+
+def shapes(signature: str, lang: str) -> str:
+    """A puzzle's signature with its conditions in ``lang`` (the code stays as it is)."""
+    for source_words, own in words(lang)["conditions"]:
+        signature = signature.replace(source_words, own)
+    return signature
+
+
+def allowed(ex: E.Exercise, lang: str) -> str:
+    """The operations ``ex`` allows, in Markdown: its own first, then each group by its name
+    (``arithmetic `+ - * ...```)."""
+    w = words(lang)
+    own = [f"`{op}`" for op in ex.allowed if op not in GROUPS]
+    groups = [f"{w['groups'][op]} `{' '.join(GROUPS[op])}`" for op in ex.allowed if op in GROUPS]
+    return w["group_sep"].join(([w["list_sep"].join(own)] if own else []) + groups)
+
+
+#: a comment in words (two words in a row), which needs its words in every language
+WORDS_IN_COMMENT = re.compile(r"[A-Za-z]{2,} [A-Za-z]{2,}")
+
+
+def localized(source: str, lang: str) -> str:
+    """``source`` with its comments in ``lang`` (the words file's ``practice.comments``; none: the
+    code's own comments are in that language); the code stays the same. A comment that would take
+    a line past 88 columns goes on its own line above.
+
+    Raises:
+        KeyError: a comment in words has no words in ``lang`` (add them to ``comments``).
+    """
+    comments = words(lang)["comments"]
+    if comments is None:
+        return source
+    lines = source.split("\n")
+    found = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    for tok in reversed(found):  # from the bottom, so a comment moved up shifts no line still to do
+        text = tok.string.lstrip("#").strip()
+        if text not in comments:
+            if WORDS_IN_COMMENT.search(text):
+                raise KeyError(f"no {lang} words for the comment {text!r} (gatherbook/words/{lang}.yml)")
+            continue
+        row, col = tok.start[0] - 1, tok.start[1]
+        code_part, comment = lines[row][:col], f"# {comments[text]}"
+        if _width(code_part + comment) <= 88 or not code_part.strip():
+            lines[row] = code_part + comment
+        else:
+            indent = code_part[:len(code_part) - len(code_part.lstrip())]
+            lines[row] = code_part.rstrip()
+            lines.insert(row, indent + comment)
+    return "\n".join(lines)
+
+
+def _setup(lang: str) -> dict:
+    return code(localized(SETUP.format(lang=lang, comment=words(lang)["setup_comment"]), lang))
+
+
+def _stub(ex: E.Exercise, lang: str) -> str:
+    doc = shapes(ex.signature, lang)
+    if _width(doc) + 10 > 88:  # the shapes on their lines (at most 88 columns), the result on the next
+        head, result = doc.split("  ->  ")
+        lines = [""]
+        for part in head.split(", "):
+            if lines[-1] and _width(f"    {lines[-1]}, {part}") + 3 > 88:
+                lines[-1] += ","
+                lines.append(part)
+            else:
+                lines[-1] = f"{lines[-1]}, {part}" if lines[-1] else part
+        doc = "\n    ".join(lines) + f"\n    ->  {result}"
+    return (f"def {short(ex.name)}({', '.join(ex.args)}):\n"
+            f"    \"\"\"{doc}\"\"\"\n"
+            f"    raise NotImplementedError  # {words(lang)['page']['your_code']}")
+
+
+def puzzle_cells(ex: E.Exercise, lang: str, number: str) -> list[dict]:
+    w, own, name = words(lang)["page"], of(ex.name, lang), short(ex.name)
+    label = f"pz-{name.replace('_', '-')}"
+    task = "\n\n".join([
+        own["task"],
+        w["shapes"].format(sig=shapes(ex.signature, lang)),
+        w["allowed"].format(ops=allowed(ex, lang)),
+        w["taught"].format(doc=_doc(lang, ex.taught_in)),
+    ])
+    return [  # the heading puts the puzzle in the page's contents; the box holds the task
+        md(f"## {number} `{name}`"),
+        md(f"````{{exercise}} {own['title']}\n:label: {label}\n\n{task}\n````"),
+        code(localized(source(ex.spec, f"{name}_spec"), lang)),
+        code(f'gb.show("{ex.name}");', mystnb={"figure": {"caption": w["caption"].format(name=name)},
+                                               "image": {"alt": w["alt"].format(name=name, args=", ".join(ex.args))}}),
+        code(_stub(ex, lang)),
+        code(f'gb.check("{ex.name}", {name})'),
+        md(f"````{{solution-start}} {label}\n:class: dropdown\n````\n\n{own['why']}",
+           jupyter={"source_hidden": True}),
+        code(localized(source(ex.reference, f"{name}_solution"), lang), jupyter=HIDDEN),
+        code(f'gb.check("{ex.name}", {name}_solution)', jupyter=HIDDEN),
+        md("````{solution-end}\n````"),
+    ]
+
+
+def page_cells(k: int, lang: str) -> list[dict]:
+    """The cells of the ladder's page ``k`` (0-based)."""
+    w = words(lang)["page"]
+    ladder = E.pages()
+    number, stem, level, names = ladder[k]
+    in_level = [n for num, _, lv, page in ladder if lv == level for n in page]
+    download = w["download"].format(download="{download}", path=f"/_build/exercises/{lang}/{stem}_exercises.ipynb")
+    cells = [md(w["level_title"].format(title=page_title(number, lang)) + "\n\n" + w["level_intro"] + "\n\n" + download),
+             _setup(lang)]
+    for name in names:  # numbered within the level: 4.8 is the first puzzle of 4b
+        cells += puzzle_cells(E.get(name), lang, f"{level}.{in_level.index(name) + 1}")
+    cells += [md(w["board_md"]), code("gb.board()")]
+    if k + 1 < len(ladder):
+        nxt, nxt_stem = ladder[k + 1][:2]
+        cells.append(md(w["next"].format(doc=_doc(lang, nxt_stem, page_title(nxt, lang)))))
+    return cells
+
+
+def intro_cells(lang: str) -> list[dict]:
+    """The cells of the Practice part's first page: how a puzzle works, one puzzle tried as a
+    learner would (wrong in several ways, then right), the ladder and the board."""
+    w, t = words(lang), words(lang)["intro"]
+
+    def ch(k: int, stem: str) -> str:
+        return f"{{doc}}`{t['chapter'].format(k=k)} <{stem}>`"
+
+    levels = []
+    for number, stem, _, names in E.pages():
+        titles = w["list_sep"].join(w["ladder_item"].format(title=of(n, lang)["title"], name=short(n)) for n in names)
+        levels.append(t["level_line"].format(doc=f"{{doc}}`{page_title(number, lang)} <{stem}>`", names=titles))
+    first = E.get(FIRST)
+    feedback = w["feedback"]
+    n_puzzles = sum(len(names) for *_, names in E.pages())
+    return [
+        md(t["title"].format(n=n_puzzles, ch1=ch(1, "01_gather_basics"), ch5=ch(5, "05_scatter"),
+                             ch2=ch(2, "02_token_logprobs"), ch4=ch(4, "04_vision_patches"),
+                             ch7=ch(7, "07_generation"))),
+        _setup(lang),
+        md(t["how"]),
+        code(localized(source(first.spec, "pick_per_row_spec"), lang)),
+        md(t["picture"]),
+        code(f'gb.show("{FIRST}");', mystnb={"figure": {"caption": t["caption"]}, "image": {"alt": t["alt"]}}),
+        md(t["try"]),
+        code(localized(TRIES["squeeze"], lang), mystnb=feedback),
+        md(t["after_squeeze"]),
+        code(localized(TRIES["take"], lang)),
+        md(t["after_take"]),
+        code(localized(TRIES["loop"], lang)),
+        md(t["after_loop"]),
+        code(localized(TRIES["shrink"], lang), mystnb=feedback),
+        md(t["after_shrink"]),
+        code(localized(TRIES["right"], lang)),
+        md(t["ladder"].format(levels="\n".join(levels))),
+        code("gb.board()"),
+    ]
+
+
+def notebooks() -> dict[str, list[dict]]:
+    """Every Practice page of every edition: ``"<code>/<stem>"`` -> its cells."""
+    out = {}
+    for lang in CODES:
+        out[f"{lang}/{INTRO}"] = intro_cells(lang)
+        for k, (_, stem, _, _) in enumerate(E.pages()):
+            out[f"{lang}/{stem}"] = page_cells(k, lang)
+    return out
