@@ -7,7 +7,9 @@ never an English phrase (`greedy policy reaches the goal: True`).
 An "English sentence" here is a run of three or more plain English words (Python keywords
 and True/False/None are not words: `for r in runs` is code). Library text is
 allowed: error outputs and stderr are not read, and in stdout only runs that the cell's own
-string literals contain count, so a PyTorch message or docstring that a cell prints (a
+string literals contain count (or share two words in a row with one of them: a run that a
+print puts together from a name and a label, `divided by T: ratio`), so a PyTorch message or
+docstring that a cell prints (a
 `UserWarning`'s text, `use_deterministic_algorithms.__doc__`'s lines, an exception's message)
 passes, while a label the book wrote does not.
 """
@@ -88,14 +90,30 @@ def sentences_in_literals(nb: dict) -> list[str]:
     return found
 
 
+def word_pairs(text: str) -> set[tuple[str, str]]:
+    """Two plain words in a row (as english_runs reads them)."""
+    pairs, previous = set(), None
+    for token in text.split():
+        word = token.rstrip(",.;:!?") if WORD.match(token) else None
+        if word in NOT_WORDS:
+            word = None
+        if previous and word:
+            pairs.add((previous, word))
+        previous = word
+    return pairs
+
+
 def sentences_in_outputs(nb: dict) -> list[str]:
     found = []
     for i, cell in enumerate(nb["cells"]):
         if cell["cell_type"] != "code":
             continue
-        own = " ".join(" ".join(lit.split()) for lit in literals("".join(cell["source"])))
+        source = "".join(cell["source"])
+        own = " ".join(" ".join(lit.split()) for lit in literals(source))
+        own_pairs = set().union(*(word_pairs(lit) for lit in literals(source)))
         for line in printed_text(cell).splitlines():
-            found += [f"cell {i} output: {run!r}" for run in english_runs(line) if run in own]
+            found += [f"cell {i} output: {run!r}" for run in english_runs(line)
+                      if run in own or word_pairs(run) & own_pairs]
     return found
 
 
@@ -122,14 +140,17 @@ def test_the_checks_find_what_they_look_for():
     code = {"cell_type": "code", "source": [
         'def f():\n    """A docstring with many English words in it."""\n'
         'text = "Alice was beginning to get very tired"\n'
-        'print("greedy policy reaches the goal:", ok)\nprint("len(caught):", n)\n'],
+        'print("greedy policy reaches the goal:", ok)\nprint("len(caught):", n)\n'
+        'for name in ["forgot T", "divided by T"]:\n    print(f"{name}: ratio {lo}")\n'],
         "outputs": [{"output_type": "stream", "name": "stdout", "text": [
             "greedy policy reaches the goal: True\n",
             "Alice was beginning to get very tired\n",
             "The reduce argument of torch.scatter with Tensor src is deprecated\n",
-            "len(caught): 0\n"]},
+            "len(caught): 0\n",
+            "divided by T: ratio 0.82\n"]},
             {"output_type": "error", "ename": "E", "evalue": "an error with many words in it"}]}
     nb = {"cells": [code]}
     assert sentences_in_literals(nb) == ["cell 0 source: 'greedy policy reaches the goal'"]
     assert sentences_in_outputs(nb) == ["cell 0 output: 'greedy policy reaches the goal'",
-                                        "cell 0 output: 'Alice was beginning to get very tired'"]
+                                        "cell 0 output: 'Alice was beginning to get very tired'",
+                                        "cell 0 output: 'divided by T ratio'"]
