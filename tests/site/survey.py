@@ -539,6 +539,63 @@ CODE_JS = """() => {
                 line: p.textContent.split('\\n').reduce((a, b) => b.length > a.length ? b : a, '').slice(0, 100)}));
 }""" % MAX_CHARS
 
+# How code wraps (on a phone): every line of every code block (the deep dives and predict answers
+# opened), character by character, as the reader sees it: where a line wraps, the characters on
+# each side of the break and how far in (in columns) its continuation starts, against the line's own
+# indent and the block's width in columns, and the length of the word the break falls in. A break "inside a token": between two word characters, or inside an operator (``**``).
+WRAP_JS = r"""() => {
+  const folded = [...document.querySelectorAll('article.bd-article details:not([open])')];
+  folded.forEach((d) => { d.open = true; });
+  const breaks = [];
+  let lines = 0;
+  for (const pre of document.querySelectorAll('article.bd-article div.highlight pre')) {
+    const probe = document.createElement('span');
+    probe.textContent = '0'.repeat(20);
+    pre.appendChild(probe);
+    const ch = probe.getBoundingClientRect().width / 20;
+    probe.remove();
+    const style = getComputedStyle(pre);
+    const left = pre.getBoundingClientRect().left + parseFloat(style.paddingLeft);
+    const columns = Math.floor((pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)) / ch);
+    const chars = [];  // [character, node, offset] of the block's text, in order
+    const walk = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode())
+      for (let i = 0; i < n.data.length; i++) chars.push([n.data[i], n, i]);
+    const range = document.createRange();
+    let start = 0;
+    for (let end = 0; end <= chars.length; end++) {
+      if (end < chars.length && chars[end][0] !== '\n') continue;
+      const line = chars.slice(start, end);
+      start = end + 1;
+      const text = line.map((c) => c[0]).join('');
+      if (!text.trim()) continue;
+      lines++;
+      const indent = text.length - text.trimStart().length;
+      let prev = null;
+      for (let k = 0; k < line.length; k++) {
+        if (line[k][0] === ' ') continue;
+        range.setStart(line[k][1], line[k][2]);
+        range.setEnd(line[k][1], line[k][2] + 1);
+        const r = range.getClientRects()[0];
+        if (!r) continue;
+        if (prev && r.top > prev.top + 2) {
+          // the word the break falls in (letters, digits, _ and .): wider than the continuation's
+          // room, it cannot go to the next line whole
+          let a = k, b = k;
+          while (a > 0 && /[\w.]/.test(text[a - 1])) a--;
+          while (b < text.length && /[\w.]/.test(text[b])) b++;
+          breaks.push({line: text.slice(0, 100), indent, before: text.slice(Math.max(0, k - 12), k),
+                       after: text.slice(k, k + 12), spaced: line[k - 1][0] === ' ',
+                       column: Math.round((r.left - left) / ch), columns, word: b - a});
+        }
+        prev = {top: r.top, k};
+      }
+    }
+  }
+  folded.forEach((d) => { d.open = false; });
+  return {lines, breaks};
+}"""
+
 LAYOUT_JS = "() => ({figures: (%s)(), widths: (%s)(), code: (%s)()})" % (FIGURES_JS, WIDTHS_JS, CODE_JS)
 
 
@@ -578,6 +635,8 @@ def survey(contexts, base_url: str, pages: list[str], viewport: str) -> dict[str
                 settle(page, watch)
                 page.wait_for_function(IMAGES_LOADED_JS)
                 found[path] = page.evaluate(LAYOUT_JS)
+                if viewport == "phone":
+                    found[path]["wrap"] = page.evaluate(WRAP_JS)
                 if viewport == "phone" and path.endswith("/01_gather_basics.html"):
                     found[path]["table"] = page.evaluate(USE_CASE_TABLE_JS)  # scrolls to it
                     screenshot(page, f"use-case-table-{sh.edition_of(path)}-390.png")

@@ -11,6 +11,7 @@ own, near the left edge, and is not cut over lines (the aligned comments wrapped
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -65,3 +66,38 @@ def test_cheat_sheet_comments_on_lines_of_their_own_on_a_phone(site, base_url, c
     bad = [c for c in comments if c["indent"] > 4 or c["lines"] > 1]
     assert not bad, f"{path}: {len(bad)} comments mid-line or cut over lines at 390 px:\n" \
         + "\n".join(f"{c['text']!r}: starts {c['indent']} characters in, on {c['lines']} lines" for c in bad)
+
+
+WORD = re.compile(r"\w")
+OPERATORS = {"**", "//", "==", "!=", "<=", ">=", "->", ":=", "+=", "-=", "*=", "/=", "<<", ">>"}
+
+
+def inside_a_token(before: str, after: str) -> bool:
+    """A break between ``before`` and ``after`` (no space between them) cuts a token: two ASCII word
+    characters (an identifier, a number) or a two-character operator (``**``, ``->``)."""
+    a, b = before[-1:], after[:1]
+    return bool(a and b) and ((bool(WORD.match(a)) and bool(WORD.match(b)) and (a + b).isascii())
+                              or a + b in OPERATORS)
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_code_wraps_with_a_hanging_indent_between_tokens_on_a_phone(phone_survey, edition):
+    """Every wrapped line of code on a phone (survey.WRAP_JS, deep dives opened): its continuation
+    starts deeper than the line's own indent (at column 0 it read as a dedented statement; a line
+    that starts past the middle of the block, inside brackets, hangs from the middle), and
+    the break falls at a space or between two tokens, never inside an identifier, a number or an
+    operator (``manual_seed(7`` / ``))``, issue 38)."""
+    pages = {p: facts["wrap"] for p, facts in phone_survey.items()
+             if sh.edition_of(p) == edition and sh.is_chapter(p)}
+    assert pages, f"no chapter page of the {edition} edition in the phone survey"
+    breaks = [(p, b) for p, wrap in pages.items() for b in wrap["breaks"]]
+    assert len(breaks) >= 10, f"only {len(breaks)} wrapped lines of code measured: nothing to hold"
+    bad = []
+    for p, b in breaks:
+        if b["column"] <= min(b["indent"], b["columns"] // 2 - 1):
+            bad.append(f"{p}: continuation at column {b['column']}, the line's indent is {b['indent']}: "
+                       f"{b['line']!r}")
+        if not b["spaced"] and inside_a_token(b["before"], b["after"]) \
+                and b["word"] <= b["columns"] - b["column"]:  # a word wider than its room must break
+            bad.append(f"{p}: broken inside a token: {b['before']!r} / {b['after']!r} in {b['line']!r}")
+    assert not bad, f"{len(bad)} of {len(breaks)} wrapped lines mislead:\n" + "\n".join(bad[:30])

@@ -5,6 +5,7 @@ Listed once in ``_config.yml`` (``sphinx: local_extensions: {gatherbook_sphinx: 
 connects nothing itself:
 
 - :mod:`.deepdives`: sections headed "Deep dive: " framed and folded;
+- :mod:`.codelines`: each line of highlighted code in a box of its own (wraps with a hanging indent);
 - :mod:`.anchors`: ``page.ipynb#name`` links to an ``<a id="name"></a>`` in another notebook;
 - :mod:`.glossary`: an anchor for each glossary term;
 - :mod:`.editions`: which edition is being built (``gatherbook_edition``, the one way to learn
@@ -27,10 +28,10 @@ from __future__ import annotations
 
 from gatherbook.editions import CODES
 
-from . import (anchors, deepdives, downloads, editions, glossary, explorer, mathjax, notebooks, outputs, search, tables, titles,
+from . import (anchors, codelines, deepdives, downloads, editions, glossary, explorer, mathjax, notebooks, outputs, search, tables, titles,
                words, workarounds)
 
-__all__ = ["anchors", "deepdives", "downloads", "editions", "glossary", "explorer", "mathjax", "notebooks", "outputs", "search", "tables", "titles", "words",
+__all__ = ["anchors", "codelines", "deepdives", "downloads", "editions", "glossary", "explorer", "mathjax", "notebooks", "outputs", "search", "tables", "titles", "words",
            "workarounds", "setup"]
 
 
@@ -67,6 +68,7 @@ def setup(app):
     app.connect("config-inited", downloads.add_repository_substitution)
     app.connect("config-inited", mathjax.set_path)
     app.connect("builder-inited", workarounds.quiet_jieba)
+    app.connect("builder-inited", codelines.use_line_formatter)
     app.connect("builder-inited", editions.read_other_tocs)
     app.connect("builder-inited", downloads.write_downloads)
     app.connect("source-read", notebooks.site_sources)

@@ -1,0 +1,54 @@
+"""Code that wraps honestly on a phone: each line of a highlighted block is its own box.
+
+A phone's column holds some 40 of the book's 88 columns, so code cells and their outputs wrap
+there (``book/_static/figures.css``). Wrapped as one ``pre``, each wrapped part went to column 0
+and a break could fall inside a token (``manual_seed(7`` / ``))``): in Python a continuation that
+starts at column 0 reads as a dedented statement (issue 38). :class:`LineFormatter` writes every
+line as ``<span class="gb-line" style="--gb-indent: N">`` (N: the line's own indent in columns)
+and a ``<wbr>`` after each punctuation or operator token (an arrow ``->`` kept whole), so the stylesheet can give a wrapped
+line a hanging indent deeper than its own and let it break only between tokens. The line's
+newline stays outside its span: copying the block (``innerText``) gives the source unchanged.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+from pygments.formatters import HtmlFormatter
+
+LINE_CLASS = "gb-line"
+# a break opportunity after these tokens' spans: punctuation and operators (Pygments' p, o, ow)
+BREAK_AFTER = re.compile(r'(<span class="(?:p|o|ow)">[^<]*</span>)')
+TAG = re.compile(r"<[^>]+>")
+# an arrow inside a string or comment (a docstring's ``(B, N)  ->  (B,)``): browsers may break
+# after a hyphen, and ``-`` / ``>`` on two lines is no arrow
+ARROW = '<span class="gb-nobreak">-&gt;</span>'
+
+
+def indent_of(line_html: str) -> int:
+    """The number of leading spaces of a formatted line (its text without the tags)."""
+    text = html.unescape(TAG.sub("", line_html))
+    return len(text) - len(text.lstrip(" "))
+
+
+def line_box(line_html: str) -> str:
+    """One formatted line (its newline, if any, kept after the box)."""
+    body = line_html.rstrip("\n")
+    end = line_html[len(body):]
+    body = BREAK_AFTER.sub(r"\1<wbr>", body).replace("-&gt;", ARROW)
+    return (f'<span class="{LINE_CLASS}" style="--gb-indent: {indent_of(body)}">{body}</span>{end}')
+
+
+class LineFormatter(HtmlFormatter):
+    """Pygments' HTML formatter with each line in a :data:`LINE_CLASS` box."""
+
+    def wrap(self, source):
+        return super().wrap((kind, line_box(text) if kind == 1 else text) for kind, text in source)
+
+
+def use_line_formatter(app) -> None:
+    """``builder-inited``: the HTML builders' highlighter formats with :class:`LineFormatter`."""
+    for name in ("highlighter", "dark_highlighter"):
+        bridge = getattr(app.builder, name, None)
+        if bridge is not None and bridge.formatter is HtmlFormatter:
+            bridge.formatter = LineFormatter
