@@ -8,8 +8,8 @@ notebooks' JSON here (one indent, UTF-8 as it is, a final newline), and is idemp
     python tools/notebooks.py all                # practice, captions and labels (then `make execute`)
 
 ``practice`` writes notebooks/<code>/08_practice*.ipynb from ``gatherbook.exercises`` (the
-declarations and the words files: tools/practice_pages.py) and drops their outputs: execute them
-afterwards. ``captions``: JupyterLab shows no cell metadata, where the site's figure captions live,
+declarations and the words files: tools/practice_pages.py), with their captions and labels; a code
+cell that changed loses its stored outputs: execute the notebooks afterwards. ``captions``: JupyterLab shows no cell metadata, where the site's figure captions live,
 so each figure cell gets a markdown cell with its caption, which the site drops
 (``tests/notebooks/test_figures.py`` says when one is due). ``labels``: jupyterlab-myst would title
 an exercise "Exercise 1", in English, numbered per notebook; each exercise's fence lines move into
@@ -61,14 +61,30 @@ def notebook(cells: list[dict]) -> dict:
         "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
 
 
+def _outputs_kept(cells: list[dict], path: Path) -> list[dict]:
+    """``cells`` with the stored outputs of each code cell whose code did not change."""
+    if not path.exists():
+        return cells
+    stored = [c for c in read(path)["cells"] if c["cell_type"] == "code"]
+    old = {"".join(c["source"]): c for c in stored}
+    for cell in cells:
+        before = old.get("".join(cell["source"])) if cell["cell_type"] == "code" else None
+        if before is not None:
+            cell["outputs"], cell["execution_count"] = before["outputs"], before["execution_count"]
+    return cells
+
+
 def practice(paths: list[str]) -> int:
     sys.path.insert(0, str(ROOT / "tools"))
     import practice_pages
 
+    written = []
     for name, cells in practice_pages.notebooks().items():
-        write(NOTEBOOKS / f"{name}.ipynb", notebook(cells))
+        path = NOTEBOOKS / f"{name}.ipynb"
+        write(path, notebook(_outputs_kept(cells, path)))
+        written.append(str(path))
         print(f"written: notebooks/{name}.ipynb")
-    return 0
+    return captions(written) or labels(written)  # JupyterLab's captions and labels, as for every notebook
 
 
 # --- captions ------------------------------------------------------------------------------------
@@ -184,7 +200,7 @@ def tidy_files(paths: list[str]) -> int:
 
 
 def everything(paths: list[str]) -> int:
-    return practice([]) or captions(paths) or labels(paths)
+    return practice([]) or captions(paths) or labels(paths)  # noqa: the pages' own, then the rest
 
 
 COMMANDS = {"practice": practice, "captions": captions, "labels": labels, "tidy": tidy_files, "all": everything}

@@ -139,7 +139,7 @@ def test_answers_the_meta_device_cannot_run_are_not_blamed():
 
 
 def test_every_reference_runs_on_the_meta_device():
-    from gatherbook.exercises._checker import _on_meta
+    from gatherbook.exercises.checker import _on_meta
 
     for name in names():
         ex = get(name)

@@ -8,7 +8,7 @@ import torch
 
 from gatherbook import exercises
 from gatherbook.exercises import check, get, run_check
-from gatherbook.exercises._checker import run
+from gatherbook.exercises.checker import run
 
 
 def _pick(x, idx):
@@ -73,7 +73,7 @@ def test_a_check_that_runs_too_long_is_stopped_with_a_clear_message():
     r = run(ex, slow)
     assert time.monotonic() - started < 5
     assert (r.status, r.case) == ("timeout", 1)
-    text = exercises._messages.render(r, ex.args, None, "en")
+    text = exercises.messages.render(r, ex, "en")
     assert "stopped after 0.3 s on case 1" in text and "too long" in text
 
 

@@ -9,11 +9,12 @@ import pytest
 from gatherbook import exercises
 from gatherbook.exercises import Exercise, Mistake, run_check
 from gatherbook.exercises.cases import f
+from gatherbook.exercises.words import of
 
 
 def _declared(bug: str, *mistakes: Mistake) -> Exercise:
     return Exercise(
-        name="ch9.row_sum", title={"en": "Sum of each row", "zh": "每行之和"}, args=("x",),
+        name="ch1.row_sum", args=("x",),
         reference=lambda x: x.sum(dim=1),
         edge_cases=[(f([[1.0, 2.0], [3.0, 5.0]]),), (f([[-1.0, 4.0, 0.5]]),)],
         mistakes=mistakes, bug=bug)
@@ -34,26 +35,20 @@ def _in_place(x):  # the right sum, but the caller's x is zeroed
     return total
 
 
-@pytest.fixture
-def declare(monkeypatch):
-    def put(ex: Exercise) -> str:
-        monkeypatch.setitem(exercises._load(), ex.name, ex)
-        return ex.name
-    return put
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_unchanged_buggy_stub_is_still_wrong_with_its_planted_hint(declare, lang):
-    hint = Mistake("dim0", _sum_dim0, en="rows are summed along dim=1", zh="每行沿 dim=1 求和")
-    name = declare(_declared("dim0", hint))
+def test_the_unchanged_buggy_stub_is_still_wrong_with_its_planted_hint(declare, words, lang):
+    hints = {"en": "rows are summed along dim=1", "zh": "每行沿 dim=1 求和"}
+    name = declare(_declared("dim0", Mistake("dim0", _sum_dim0)))
+    words(name, **{code: {"title": "row_sum", "hints": {"dim0": text}} for code, text in hints.items()})
     r = run_check(name, _shipped_stub, lang=lang)
     assert (r.status, r.kind, r.hint_key) == ("failed", "values", "dim0"), r.message
-    assert r.attempted and r.message.endswith(getattr(hint, lang))
+    assert r.attempted and r.message.endswith(hints[lang])
     assert run_check(name, lambda x: x.sum(dim=1), lang=lang).passed
 
 
-def test_a_bug_that_changes_the_input_in_place_is_named_by_its_hint(declare):
-    name = declare(_declared("in_place", Mistake("in_place", _in_place, en="`mul_` changes x", zh="`mul_` 改动了 x")))
+def test_a_bug_that_changes_the_input_in_place_is_named_by_its_hint(declare, words):
+    name = declare(_declared("in_place", Mistake("in_place", _in_place)))
+    words(name, en={"title": "row_sum", "hints": {"in_place": "`mul_` changes x"}})
     r = run_check(name, _in_place, lang="en")
     assert (r.status, r.kind, r.hint_key) == ("failed", "mutated_input", "in_place"), r.message
     r = run_check(name, lambda x: x.mul_(2).sum(dim=1), lang="en")  # another in-place answer: generic
@@ -63,10 +58,12 @@ def test_a_bug_that_changes_the_input_in_place_is_named_by_its_hint(declare):
 def test_bug_must_name_a_declared_mistake():
     from types import SimpleNamespace
 
-    ex = _declared("no_such_key", Mistake("dim0", _sum_dim0, en="a", zh="b"))
-    with pytest.raises(ValueError, match="bug='no_such_key'"):
-        exercises._validate("ch9", SimpleNamespace(EXERCISES=[ex]))
-    assert "ch9.row_sum" not in exercises._REGISTRY
+    from gatherbook.exercises import declaration
+
+    ex = _declared("no_such_key", Mistake("dim0", _sum_dim0))
+    with pytest.raises(AssertionError, match="bug='no_such_key'"):
+        declaration._validate("ch1", SimpleNamespace(EXERCISES=[ex], __name__="ch1"))
+    assert "ch1.row_sum" not in declaration._REGISTRY
 
 
 
@@ -79,5 +76,5 @@ def test_every_chapter_has_one_find_the_bug_reported_with_its_planted_hint(chapt
     planted = ex.mistake(ex.bug)
     r = run_check(ex.name, planted.fn, lang=lang)
     assert (r.status, r.hint_key) in {("failed", ex.bug), ("raised", ex.bug)}, r.message
-    hint = " ".join(getattr(planted, lang).split("`")[0].split())  # the hint's first words
+    hint = " ".join(of(ex.name, lang)["hints"][ex.bug].split("`")[0].split())  # the hint's first words
     assert hint in " ".join(r.message.split()), r.message

@@ -20,12 +20,12 @@ from gatherbook_sphinx.notebooks import fenced_source
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/0*.ipynb"))
-CHECK = re.compile(r'(?:gb\.check\("(ch\d+\.\w+)"|pz\.check\("(\w+)"), (\w+)\)')  # chapters; puzzles
+CHECK = re.compile(r'gb\.check\("((?:ch\d+|puzzles)\.\w+)", (\w+)\)')  # chapters and puzzles
 
 
 def _checks(code: str):
-    """``(exercise name, function name)`` of each check in ``code`` (a puzzle is ``puzzles.<name>``)."""
-    return [(chapter or f"puzzles.{puzzle}", fn) for chapter, puzzle, fn in CHECK.findall(code)]
+    """``(exercise name, function name)`` of each check in ``code``."""
+    return CHECK.findall(code)
 
 
 def _exercise_cells(path: Path):
@@ -33,7 +33,7 @@ def _exercise_cells(path: Path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     inside, started = False, False
     for cell in nb["cells"]:
-        text = fenced_source(cell)  # an exercise cell's fences, under JupyterLab's label (book/lab_labels.py)
+        text = fenced_source(cell)  # an exercise cell's fences, under JupyterLab's label (tools/notebooks.py labels)
         if cell["cell_type"] == "markdown":
             started |= "{exercise}" in text
             inside = (inside or "{solution-start}" in text) and "{solution-end}" not in text
@@ -45,14 +45,16 @@ def _exercise_cells(path: Path):
 class _Book:
     """What the cells see as ``gb``: ``check`` records the verdicts instead of printing them."""
 
-    def __init__(self, lang: str, prefix: str = "", real=None):
-        self.lang, self.results, self.prefix, self.real = lang, [], prefix, real
+    def __init__(self, lang: str):
+        self.lang, self.results = lang, []
 
     def check(self, name, fn):
-        self.results.append(run_check(self.prefix + name, fn, lang=self.lang))
+        self.results.append(run_check(name, fn, lang=self.lang))
 
-    def __getattr__(self, name):  # everything else as in the book (pz.show, pz.board ...)
-        return getattr(self.real, name)
+    def __getattr__(self, name):  # everything else as in the book (gb.show, gb.board ...)
+        import gatherbook
+
+        return getattr(gatherbook, name)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -63,10 +65,7 @@ def test_run_all_leaves_every_stub_unattempted(path):
     book = _Book(lang)
     import matplotlib.pyplot as plt
 
-    from gatherbook import puzzles
-    puzzle_book = _Book(lang, "puzzles.", puzzles)
-    puzzle_book.results = book.results
-    ns = {"torch": torch, "F": F, "gb": book, "pz": puzzle_book, "dev": torch.device("cpu")}
+    ns = {"torch": torch, "F": F, "gb": book, "dev": torch.device("cpu")}
     stubs = {}
     for code, inside, _ in _exercise_cells(path):
         exec(compile(code, str(path), "exec"), ns)  # noqa: S102 - the book's own cells

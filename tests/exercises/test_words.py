@@ -1,0 +1,47 @@
+"""The words files (gatherbook/words/<code>.yml): every edition has the same keys, key for key, with
+the same placeholders; every declaration has its words there, and nothing else is there."""
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from gatherbook.editions import CODES
+from gatherbook.exercises import get, names
+from gatherbook.exercises.words import table
+
+
+def _keys(tree, path=()):
+    """Every leaf of a words file, as ``(path, placeholders)``."""
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            yield from _keys(value, (*path, str(key)))
+    elif isinstance(tree, list):
+        yield path, len(tree)
+    else:
+        text = "" if tree is None else str(tree)
+        yield path, frozenset(f for _, f, _, _ in string.Formatter().parse(text) if f)
+
+
+@pytest.mark.parametrize("code", CODES[1:])
+def test_every_edition_has_the_first_editions_keys_and_placeholders(code):
+    first, other = dict(_keys(table(CODES[0]))), dict(_keys(table(code)))
+    # the words that translate the code's own (English comments and shape conditions) are per edition
+    own = {("practice", "comments"), ("practice", "conditions")}
+    first = {k: v for k, v in first.items() if k[:2] not in own}
+    other = {k: v for k, v in other.items() if k[:2] not in own}
+    assert set(first) == set(other), set(first) ^ set(other)
+    assert {k for k in first if first[k] != other[k]} == set()
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_every_declaration_has_its_words_and_no_words_are_left_over(code):
+    words = table(code)["exercises"]
+    assert set(words) == set(names()), set(words) ^ set(names())
+    for name in names():
+        ex, own = get(name), words[name]
+        assert own["title"], name
+        assert set(own.get("hints", {})) == {m.key for m in ex.mistakes}, name
+        assert set(own.get("rules", {})) == {r.key for r in ex.rules}, name
+        if ex.spec is not None:
+            assert own["task"] and own["why"], name

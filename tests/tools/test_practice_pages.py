@@ -1,0 +1,116 @@
+"""The Practice pages that tools/notebooks.py writes from the declarations (tools/practice_pages.py):
+the stored notebooks carry the declarations' code, a heading per puzzle in ladder order, and the
+Chinese edition comments its code in Chinese."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import re
+import sys
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from gatherbook.exercises import get, pages
+from gatherbook.exercises.words import table
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+_spec = importlib.util.spec_from_file_location("practice_pages", ROOT / "tools" / "practice_pages.py")
+practice_pages = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(practice_pages)
+
+LEVEL = {name: level for _, _, level, names in pages() for name in names}
+ALL = [get(name) for name in LEVEL]
+
+
+def _short(name: str) -> str:
+    return name.split(".", 1)[1]
+
+
+def test_notebooks_carry_the_declarations():
+    """The Practice notebooks' loop and solution cells are the package's (regenerate with
+    `python tools/notebooks.py practice` after changing a declaration)."""
+    sources = set()
+    for path in sorted((ROOT / "notebooks").glob("*/08_practice_*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf8"))
+        sources |= {"".join(c["source"]).rstrip("\n") for c in nb["cells"] if c["cell_type"] == "code"}
+    for p in ALL:
+        assert practice_pages.source(p.spec, f"{_short(p.name)}_spec").rstrip("\n") in sources, p.name
+        assert practice_pages.source(p.reference, f"{_short(p.name)}_solution").rstrip("\n") in sources, p.name
+
+
+def test_the_written_pages_are_the_stored_ones():
+    """Every cell's source and metadata as the writer makes them today (outputs aside)."""
+    for name, cells in practice_pages.notebooks().items():
+        stored = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf8"))["cells"]
+        ours = [c for c in stored if not c["metadata"].get("gatherbook", {}).get("caption")]
+        assert len(ours) == len(cells), name
+        for mine, theirs in zip(cells, ours):
+            text = "".join(theirs["source"]) if isinstance(theirs["source"], list) else theirs["source"]
+            if "lab" not in theirs["metadata"].get("gatherbook", {}):  # a Lab label stands in for the fences
+                assert "".join(mine["source"]) == text, (name, text[:80])
+
+
+def test_each_puzzle_is_a_heading_of_its_page_in_both_editions():
+    """The page's contents ("On this page") list every puzzle: one ``## L.K `name``` heading each."""
+    for lang in ("en", "zh"):
+        headings = []
+        for path in sorted((ROOT / "notebooks" / lang).glob("08_practice_*.ipynb")):
+            nb = json.loads(path.read_text(encoding="utf8"))
+            headings += [m.groups() for c in nb["cells"] if c["cell_type"] == "markdown"
+                         for m in re.finditer(r"^## (\d)\.(\d+) `(\w+)`$", "".join(c["source"]), re.M)]
+        assert ["puzzles." + name for _, _, name in headings] == list(LEVEL), lang
+        assert [int(level) for level, _, _ in headings] == list(LEVEL.values()), lang
+
+
+def test_the_pages_hold_every_puzzle_once_in_ladder_order():
+    """Level 4 takes two pages (4a, 4b); no page is longer than level 1's eight puzzles."""
+    ladder = pages()
+    assert max(len(names) for *_, names in ladder) <= 8
+    for number, stem, level, names in ladder:
+        assert level == int(number[0])
+        assert (ROOT / "notebooks" / "en" / f"{stem}.ipynb").is_file(), stem
+
+
+def _comments(source: str) -> list[str]:
+    return [t.string.lstrip("#").strip() for t in tokenize.generate_tokens(io.StringIO(source).readline)
+            if t.type == tokenize.COMMENT]
+
+
+def test_chinese_notebooks_comment_their_code_in_chinese():
+    """The zh practice notebooks' code cells comment in Chinese (code notation such as
+    ``(B, K) -> (B, K, D)`` stays as it is); every comment's words are used."""
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    english = []
+    for path in sorted((ROOT / "notebooks" / "zh").glob("08_practice*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "code":
+                english += [(path.name, c) for c in _comments("".join(cell["source"]))
+                            if practice_pages.WORDS_IN_COMMENT.search(c) and not cjk.search(c)]
+    assert not english
+    used = {c for p in ALL for fn in (p.spec, p.reference) for c in _comments(practice_pages.source(fn))}
+    used |= set(_comments(practice_pages.SETUP))
+    comments = table("zh")["practice"]["comments"]
+    assert set(comments) <= used, set(comments) - used
+
+
+def test_a_translated_comment_past_88_columns_goes_above_its_line(monkeypatch):
+    monkeypatch.setitem(table("zh")["practice"], "comments", {"short": "短", "long words": "很长的注释" * 8})
+    source = "def f(x):\n    y = x + 1  # short\n    return y * 2  # long words\n"
+    assert practice_pages.localized(source, "zh") == (
+        "def f(x):\n    y = x + 1  # 短\n    # " + "很长的注释" * 8 + "\n    return y * 2\n")
+    assert practice_pages.localized(source, "en") == source
+    with pytest.raises(KeyError, match="no zh words"):
+        practice_pages.localized("x = 1  # not translated yet\n", "zh")
+
+
+def test_the_chinese_shapes_lines_hold_no_english_words():
+    code_words = {"int64", "float", "bool", "int", "dtype", "in"}
+    for p in ALL:
+        # a method of an argument (``lengths.sum()``) is code too
+        found = re.findall(r"(?<![.\w])[A-Za-z_]{2,}", practice_pages.shapes(p.signature, "zh"))
+        assert set(found) - code_words - set(p.args) == set(), p.name
