@@ -28,22 +28,19 @@ MD = create_md_parser(MdParserConfig(enable_extensions=set(EXTENSIONS)), Rendere
 MD.disable("text_join")  # keep `\\*` (an escaped star, "text_special") apart from the text
 # directives whose body is not markdown
 NOT_MARKDOWN = {"code-cell", "code", "code-block", "literalinclude", "math", "raw", "eval-rst",
-                "gather-explorer", "list-table", "csv-table", "mermaid", "glue"}
+                "gather-explorer", "csv-table", "mermaid", "glue"}
 OPTION = re.compile(r"^:[\w-]+:.*$")
-# The Practice pages are generated from gatherbook/puzzles (`**用时：**`, `**允许使用：**`,
-# `**形状：**` in its templates), which is being restructured: a strict xfail, a reminder once
-# the templates write `**用时**：`.
-TEMPLATES = "the Practice templates in gatherbook/puzzles (issue 39)"
-PENDING_STARS = {"08_practice", "08_practice_4a_scatter"}
-PENDING_LEAD_INS = {"08_practice", "08_practice_1_warmup", "08_practice_2_3d", "08_practice_3_real",
-                    "08_practice_4a_scatter", "08_practice_4b_ragged"}
+# Pages still waiting for a fix elsewhere: a strict xfail each, a reminder once it lands.
+PENDING_STARS: set[str] = set()
+PENDING_LEAD_INS: set[str] = set()
+REASON = "fixed on another branch"
 
 
 def pages(pending: set[str] = frozenset()) -> list:
     paths = (sorted((ROOT / "notebooks" / "zh").glob("*.ipynb"))
              + sorted((ROOT / "book" / "zh").glob("*.md")) + [ROOT / "book" / "glossary.md"])
     return [pytest.param(p, id=f"{p.parent.name}/{p.name}",
-                         marks=[pytest.mark.xfail(strict=True, reason=TEMPLATES)]
+                         marks=[pytest.mark.xfail(strict=True, reason=REASON)]
                          if p.stem in pending else []) for p in paths]
 
 
