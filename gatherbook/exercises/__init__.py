@@ -149,7 +149,9 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
 
 def show(name: str) -> "Figure | None":
     """Draw the worked example of exercise ``name``: the inputs of its first case and the target
-    (what a puzzle's loops compute, or the reference). Introduced in Practice."""
+    (what a puzzle's loops compute, or the reference).
+
+    Introduced in the Practice part."""
     from gatherbook.figures.checks import draw_case
 
     ex = get(name)
@@ -161,7 +163,9 @@ def show(name: str) -> "Figure | None":
 
 def board(*, lang: str | None = None) -> None:
     """Print which puzzles of the Practice ladder are solved (✔), tried (✘) or not tried (·) in
-    this session, page by page. Introduced in Practice."""
+    this session, page by page.
+
+    Introduced in the Practice part."""
     lang = resolve(lang)
     ladder = pages()
     ours = {n for *_, page in ladder for n in page}

@@ -29,7 +29,7 @@ def draw_case(panels: Sequence[tuple[str, Any, str]], *, title: str | None = Non
     ``fmt`` writes a number (the check passes the one its text uses). Returns ``None`` when a
     tensor is too big to draw (over 4 slices, 8 rows or 10 columns).
 
-    Introduced in Practice, the part after Chapter 7.
+    Introduced in the Practice part.
     """
     rows = []
     for label, value, kind in panels:

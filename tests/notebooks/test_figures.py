@@ -36,10 +36,10 @@ def test_every_picture_has_a_caption_and_alt_text(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_every_caption_is_shown_in_jupyterlab(path):
     """JupyterLab shows no metadata: each figure cell is followed by its caption cell, whose text
-    is the caption (``python book/captions.py`` writes them; the site drops them)."""
+    is the caption (``python tools/notebooks.py captions`` writes them; the site drops them)."""
     import json
 
     from gatherbook_sphinx.notebooks import with_caption_cells
 
     nb = json.loads(path.read_text(encoding="utf8"))
-    assert with_caption_cells(nb) == 0, f"{path.name}: run python book/captions.py {path.relative_to(ROOT)}"
+    assert with_caption_cells(nb) == 0, f"{path.name}: run python tools/notebooks.py captions {path.relative_to(ROOT)}"

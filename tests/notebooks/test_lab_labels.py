@@ -1,9 +1,9 @@
-"""Exercise and solution labels in JupyterLab (book/lab_labels.py): in the notebook's language,
+"""Exercise and solution labels in JupyterLab (``tools/notebooks.py labels``): in the notebook's language,
 numbered as on the site, and the site's fences restored exactly from JupyterLab's form."""
 from __future__ import annotations
 
+import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +12,9 @@ from gatherbook_sphinx.notebooks import fenced_source, site_version, split_fence
 from gatherbook_sphinx.words import table
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "book"))
-import lab_labels  # noqa: E402
+_spec = importlib.util.spec_from_file_location("notebooks_tool", ROOT / "tools" / "notebooks.py")
+notebooks_tool = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(notebooks_tool)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*/*.ipynb"))
 
@@ -54,13 +55,13 @@ def test_split_fences_reads_only_exercise_fences():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_notebook_labels_are_in_step(path):
-    """Run ``python book/lab_labels.py`` when this fails (after adding or retitling an exercise)."""
-    _, changed = lab_labels.labelled(path)
-    assert changed == 0, f"{changed} exercise cells of {path.name} are out of step: run python book/lab_labels.py"
+    """Run ``python tools/notebooks.py labels`` when this fails (after adding or retitling an exercise)."""
+    _, changed = notebooks_tool.labelled(path)
+    assert changed == 0, f"{changed} exercise cells of {path.name} are out of step: run python tools/notebooks.py labels"
 
 
 def test_site_numbers_follow_the_toc():
-    numbers = lab_labels.site_numbers("en")
+    numbers = notebooks_tool.site_numbers("en")
     ch5 = numbers[(ROOT / "notebooks/en/05_scatter.ipynb").resolve()]
     assert ch5[:2] == ["5.1", "5.2"]
     practice = [n for p, ns in numbers.items() if "08_practice" in p.name for n in ns]

@@ -1,4 +1,4 @@
-"""JupyterLab's exercise and solution labels (book/lab_labels.py) say what the site's titles say:
+"""JupyterLab's exercise and solution labels (``tools/notebooks.py labels``) say what the site's titles say:
 the same words, the same numbers, page by page, in both editions."""
 from __future__ import annotations
 
@@ -32,4 +32,4 @@ def test_lab_labels_are_the_site_titles(site):
         labels = lab_labels(json.loads(path.read_text(encoding="utf8")))
         assert labels == site_titles(page.read_text(encoding="utf8")), path.relative_to(sh.ROOT)
         checked += len(labels)
-    assert checked > 100, "the notebooks carry almost no labels: run python book/lab_labels.py"
+    assert checked > 100, "the notebooks carry almost no labels: run python tools/notebooks.py labels"

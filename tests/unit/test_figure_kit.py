@@ -305,12 +305,13 @@ def test_each_public_drawing_function_names_its_chapter_in_its_source():
 
 
 def test_a_puzzle_case_is_drawn_by_the_grid_renderer_and_fits_a_phone():
-    from gatherbook.figures.puzzles import draw_case
+    from gatherbook.exercises.messages import scalar
+    from gatherbook.figures.checks import draw_case
 
     got = torch.tensor([1.5, 0.25, 3.0])
     fig = draw_case([("x", torch.arange(36).reshape(4, 3, 3), "input"), ("k", 2, "input"),
                      ("expected", torch.tensor([1.5, 0.2501, 3.0]), "expected"), ("yours", got, "yours")],
-                    mark=torch.tensor([False, True, False]))
+                    mark=torch.tensor([False, True, False]), fmt=scalar)
     width, _ = fig.get_size_inches()
     assert width * style.DPI <= 360, "4 slices of 3 x 3 wrap within 360 px"
     assert style.text_sizes(fig)[style.VALUE_PT_KEY] == f"{style.FS_VALUE:g}"

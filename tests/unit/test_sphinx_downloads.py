@@ -13,7 +13,7 @@ from gatherbook_sphinx import downloads  # noqa: E402
 from gatherbook_sphinx.downloads import exercises_only, generate_all  # noqa: E402
 
 from gatherbook.editions import CODES  # noqa: E402
-from gatherbook.exercises import _messages, get  # noqa: E402
+from gatherbook.exercises import get, messages, words  # noqa: E402
 
 md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
 
@@ -123,7 +123,7 @@ def test_downloaded_exercises_run_top_to_bottom(tmp_path, lang):
             if get(name).bug:  # find-the-bug: the stub is the buggy code, so its check fails
                 assert text.startswith(f"✘ {name}"), (name, text)
             else:  # every other stub still raises its NotImplementedError
-                assert text == _messages.fit(_messages.text(lang, "not_attempted", name=name)) + "\n", (name, text)
+                assert text == messages.fit(words.text(lang, "not_attempted", name=name)) + "\n", (name, text)
 
 
 def test_the_download_has_its_words_in_every_edition():

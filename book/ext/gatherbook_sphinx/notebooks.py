@@ -14,7 +14,7 @@ notebook; JupyterLab never sees it.
 Figure captions live in the figure cell's metadata (``mystnb.figure.caption``), where myst-nb
 makes them the figure's caption on the site; JupyterLab shows no metadata. So each figure cell is
 followed by a caption cell for JupyterLab, a markdown cell marked ``{"gatherbook": {"caption":
-true}}`` whose text is the caption (:func:`caption_source`; ``book/captions.py`` writes them and
+true}}`` whose text is the caption (:func:`caption_source`; ``tools/notebooks.py captions`` writes them and
 a test holds them equal). The site drops those cells: the figure shows its caption already.
 """
 from __future__ import annotations
@@ -92,7 +92,7 @@ def site_sources(app, docname: str, source: list) -> None:
         source[0] = json.dumps(nb, ensure_ascii=False)
 
 
-# --- Exercise and solution labels for JupyterLab (book/lab_labels.py) --------------------------
+# --- Exercise and solution labels for JupyterLab (tools/notebooks.py labels) --------------------------
 #
 # jupyterlab-myst titles an ``{exercise}`` "Exercise 1" in English, numbered per notebook, and a
 # folded solution cell shows its first line, the ``{solution-start}`` fence, as its placeholder.
@@ -108,7 +108,7 @@ def site_sources(app, docname: str, source: list) -> None:
 #
 # The text under the label stays the cell's source (edit it there); :func:`site_version` puts the
 # fences back for the site. A cell written with its fences (a new exercise) is turned into this
-# form by ``book/lab_labels.py``, which is idempotent.
+# form by ``tools/notebooks.py labels``, which is idempotent.
 
 LAB = "lab"
 SOLUTION_END = "<!-- solution-end -->"

@@ -10,7 +10,7 @@ page that becomes a screen of internals and ``File /home/someone/...``. When the
 - one ``(...)`` where frames of library code were (no paths, no source);
 - the exception and its message, with any absolute path in it cut to the package's own path.
 
-``book/tidy_outputs.py`` (``make execute``) applies :func:`strip_machine_paths` to the stored
+``tools/notebooks.py tidy`` (``make execute``) applies :func:`strip_machine_paths` to the stored
 notebooks, so the downloads carry no machine paths either.
 """
 from __future__ import annotations
