@@ -1,6 +1,6 @@
 """The package's one argument vocabulary: what a reader may pass, checked one way everywhere.
 
-Five contracts, one message style (``<name> must be <what>, got <type> <value>.``), used by the
+Three contracts, one message style (``<name> must be <what>, got <type> <value>.``), used by the
 figures (:mod:`gatherbook.figures`) and the kernels (:mod:`gatherbook.logprobs`,
 :mod:`gatherbook.vision`, ...):
 
@@ -8,9 +8,8 @@ figures (:mod:`gatherbook.figures`) and the kernels (:mod:`gatherbook.logprobs`,
 - :func:`integer` -- an ``int`` (never a ``bool``), optionally with a least value
   (a positive int is ``integer(name, value, least=1)``).
 - :func:`reals` -- a 1-d sequence of real numbers (list, tuple, 1-d tensor or array).
-- :func:`label` -- a text a figure shows: one line that the figure font draws (code and
-  numbers, no CJK: captions carry the page's language).
-- :func:`mapping` -- a non-empty mapping (``dict``) whose keys are labels.
+(The texts and keyed panels a figure shows are the figure kit's: ``gatherbook.figures.style.label``
+and ``mapping``.)
 
 Each returns its value (converted where the doc says), so a call reads
 ``q = args.tensor("q", q, ndim=2, kind="float")``. Internal contracts are one-line asserts.
@@ -18,13 +17,12 @@ Each returns its value (converted where the doc says), so a call reads
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 
-__all__ = ["tensor", "integer", "reals", "label", "mapping"]
+__all__ = ["tensor", "integer", "reals", "described"]
 
 _KINDS = {
     "float": (lambda t: t.is_floating_point(), "a floating-point dtype"),
@@ -33,7 +31,8 @@ _KINDS = {
 }
 
 
-def _got(value: object) -> str:
+def described(value: object) -> str:
+    """``<type> <repr>`` of a value, cut at 60 characters: what a message says was given."""
     text = repr(value)
     return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
 
@@ -65,7 +64,7 @@ def tensor(name: str, value: object, *, ndim: int | tuple[int, ...] | None = Non
 def integer(name: str, value: object, *, least: int | None = None) -> int:
     """``value`` as an ``int`` (a ``bool`` is refused), at least ``least`` when given."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {_got(value)}.")
+        raise TypeError(f"{name} must be an int, got {described(value)}.")
     if least is not None and value < least:
         raise ValueError(f"{name} must be an int >= {least}, got {value}.")
     return int(value)
@@ -79,49 +78,8 @@ def reals(name: str, values: object) -> list[float]:
                             f"{type(values).__name__} of dtype {values.dtype}.")
         values = values.tolist()
     if isinstance(values, str) or not isinstance(values, Sequence):
-        raise TypeError(f"{name} must be a sequence of numbers, got {_got(values)}.")
+        raise TypeError(f"{name} must be a sequence of numbers, got {described(values)}.")
     for i, v in enumerate(values):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError(f"{name}[{i}] must be a number, got {_got(v)}.")
+            raise TypeError(f"{name}[{i}] must be a number, got {described(v)}.")
     return [float(v) for v in values]
-
-
-@lru_cache(maxsize=1)
-def _drawable() -> frozenset[int]:
-    from matplotlib import font_manager, ft2font
-
-    from gatherbook.figures.style import FONT
-    path = font_manager.findfont(font_manager.FontProperties(family=FONT))
-    return frozenset(ft2font.FT2Font(path).get_charmap())
-
-
-def label(name: str, value: object, *, optional: bool = False, max_len: int = 80) -> str | None:
-    """A text a figure shows: a one-line str of at most ``max_len`` characters, each one the
-    figure font draws (``None`` passes when ``optional``)."""
-    if value is None and optional:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {_got(value)}.")
-    if len(value) > max_len:
-        raise ValueError(f"{name} must be at most {max_len} characters to fit a figure, "
-                         f"got {len(value)}: {value!r}.")
-    for ch in value:
-        if not ch.isprintable() or ord(ch) not in _drawable():
-            raise ValueError(
-                f"{name} must be code and numbers (input, index, dim=1), got {value!r} with {ch!r}: "
-                "one figure serves both editions, so words in the page's language go in the caption.")
-    return value
-
-
-def mapping(name: str, value: object, *, optional: bool = False) -> Mapping:
-    """A non-empty mapping whose keys are labels (:func:`label`: a figure shows them), ``{}``
-    for ``None`` when ``optional``."""
-    if value is None and optional:
-        return {}
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a mapping (e.g. a dict), got {_got(value)}.")
-    if not value and not optional:
-        raise ValueError(f"{name} must hold at least one entry, got an empty {type(value).__name__}.")
-    for key in value:
-        label(f"a key of {name}", key)
-    return value

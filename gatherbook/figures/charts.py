@@ -31,8 +31,8 @@ def bars(values: Mapping[str, float], *, text: str = "{:.0f}", xlabel: str = "",
     Introduced in Chapter 2.
     """
     fmt = text.format if isinstance(text, str) else text
-    values = {k: args.reals(f"values[{k!r}]", [v])[0] for k, v in args.mapping("values", values).items()}
-    args.label("xlabel", xlabel)
+    values = {k: args.reals(f"values[{k!r}]", [v])[0] for k, v in style.mapping("values", values).items()}
+    style.label("xlabel", xlabel)
     labels, v = list(values), np.array(list(values.values()), dtype=float)
     assert not log or (v > 0).all() and (reference is None or reference > 0), "a log axis needs values > 0"
     fig = plt.figure(figsize=(style.CHART_WIDTH, _ROW * len(v) + 0.75 + (0.3 if title else 0.0)))
@@ -82,9 +82,9 @@ def lines(x: Sequence[float], ys: Mapping[str, Sequence[float]], *, xlabel: str,
     Introduced in Chapter 2.
     """
     xs = args.reals("x", x)
-    curves = {k: args.reals(f"ys[{k!r}]", v) for k, v in args.mapping("ys", ys).items()}
-    args.label("xlabel", xlabel)
-    args.label("ylabel", ylabel, optional=True)
+    curves = {k: args.reals(f"ys[{k!r}]", v) for k, v in style.mapping("ys", ys).items()}
+    style.label("xlabel", xlabel)
+    style.label("ylabel", ylabel, optional=True)
     for k, v in curves.items():
         assert len(v) == len(xs), f"ys[{k!r}] has {len(v)} values for {len(xs)} x positions"
     n = len(curves) if stacked else 1
@@ -122,7 +122,7 @@ def draw_peaks(peaks: Mapping[str, int], *, reference: int | None = None,
 
     Introduced in Chapter 2.
     """
-    mb = {k: float(v) / 1e6 for k, v in args.mapping("peaks", peaks).items()}
+    mb = {k: float(v) / 1e6 for k, v in style.mapping("peaks", peaks).items()}
     assert min(mb.values()) >= 0, "peaks: bytes >= 0"
     ref = None if reference is None else args.reals("reference", [reference])[0] / 1e6
     return bars(mb, text="{:.0f} MB", xlabel=xlabel, reference=ref, title=title,
@@ -162,6 +162,6 @@ def draw_curves(x: Sequence[float], curves: Mapping[str, Sequence[float]], *, xl
 
     Introduced in Chapter 3.
     """
-    assert 1 <= len(args.mapping("curves", curves)) <= 4, "curves: 1 to 4 entries"
+    assert 1 <= len(style.mapping("curves", curves)) <= 4, "curves: 1 to 4 entries"
     ys = {k: [float(v) for v in (vs.tolist() if hasattr(vs, "tolist") else vs)] for k, vs in curves.items()}
     return lines(x, ys, xlabel=xlabel, stacked=True, title=title)

@@ -380,9 +380,9 @@ def draw_tensors(tensors: Mapping[str, torch.Tensor], *, title: str | None = Non
 
     Introduced in Chapter 1 (the exercise checker's picture).
     """
-    for name, t in args.mapping("tensors", tensors).items():
+    for name, t in style.mapping("tensors", tensors).items():
         args.tensor(f"tensors[{name!r}]", t)
-    mark = args.mapping("mark", mark, optional=True)
+    mark = style.mapping("mark", mark, optional=True)
     for name, m in mark.items():
         assert name in tensors, f"mark[{name!r}] names no entry of tensors ({', '.join(tensors)})"
         assert args.tensor(f"mark[{name!r}]", m, kind="bool").shape == tensors[name].shape, \

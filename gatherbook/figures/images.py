@@ -91,8 +91,8 @@ def draw_patches(panels: Mapping[str, torch.Tensor], grid: tuple[int, int], *,
     """
     assert channels in (1, 3), "channels: 1 or 3"
     rows, cols = (args.integer(f"grid[{i}]", g, least=1) for i, g in enumerate(grid))
-    keep, labels = args.mapping("keep", keep, optional=True), args.mapping("labels", labels, optional=True)
-    assert set(keep) | set(labels) <= set(args.mapping("panels", panels)), "keep and labels name panels"
+    keep, labels = style.mapping("keep", keep, optional=True), style.mapping("labels", labels, optional=True)
+    assert set(keep) | set(labels) <= set(style.mapping("panels", panels)), "keep and labels name panels"
     items = []
     for name, t in panels.items():
         p = args.tensor(f"panels[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
@@ -121,9 +121,9 @@ def draw_patch_rows(rows: Mapping[str, torch.Tensor], *, ids: Mapping[str, torch
     """
     assert channels in (1, 3), "channels: 1 or 3"
     per_row = args.integer("per_row", per_row, least=1)
-    ids = args.mapping("ids", ids, optional=True)
+    ids = style.mapping("ids", ids, optional=True)
     seqs = {name: args.tensor(f"rows[{name!r}]", t, ndim=2, kind="float").detach().to("cpu", torch.float32)
-            for name, t in args.mapping("rows", rows).items()}
+            for name, t in style.mapping("rows", rows).items()}
     assert set(ids) <= set(seqs), "ids names entries of rows"
     D = next(iter(seqs.values())).shape[1]
     P = math.isqrt(D // channels)
@@ -158,7 +158,7 @@ def draw_images(images: Mapping[str, torch.Tensor], *, patch: int | None = None,
     Introduced in Chapter 5.
     """
     arrays = {}
-    for name, t in args.mapping("images", images).items():
+    for name, t in style.mapping("images", images).items():
         t = args.tensor(f"images[{name!r}]", t, ndim=(2, 3), kind="float")
         assert t.ndim == 2 or t.shape[-1] == 3, f"images[{name!r}]: (H, W) or (H, W, 3); img.permute(1, 2, 0)"
         arrays[name] = np.clip(t.detach().cpu().float().numpy(), 0.0, 1.0)

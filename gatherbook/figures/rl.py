@@ -30,7 +30,7 @@ def draw_q_picks(panels: Mapping[str, tuple[torch.Tensor, torch.Tensor]], *,
 
     Introduced in Chapter 3.
     """
-    assert len(args.mapping("panels", panels)) <= 4, "panels: at most 4"
+    assert len(style.mapping("panels", panels)) <= 4, "panels: at most 4"
     checked = []
     for label, (q, picks) in panels.items():
         q = args.tensor(f"panels[{label!r}][0]", q, ndim=2, kind="float").detach().cpu().double()

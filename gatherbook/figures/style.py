@@ -7,13 +7,14 @@ a 741 px desktop column (no text below 10 CSS px); each constant below says what
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import TypeVar
 
 import matplotlib
 from matplotlib.colors import Normalize, to_rgb
 
-from gatherbook.args import label
+from gatherbook.args import described
 
 # --- type --------------------------------------------------------------------------------------
 FONT = "DejaVu Sans Mono"  #: the one figure font (ships with matplotlib)
@@ -184,7 +185,7 @@ def _load_backend() -> None:
 def styled(draw: _F) -> _F:
     """Decorator: run a drawing function under :data:`RC` (the caller's rcParams stay as they
     were), so every artist keeps the book's style when Jupyter renders the figure later; its
-    ``title=``, which every drawing function takes, is checked here (:func:`args.label`)."""
+    ``title=``, which every drawing function takes, is checked here (:func:`label`)."""
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
         label("title", kwargs.get("title"), optional=True)
@@ -193,3 +194,45 @@ def styled(draw: _F) -> _F:
             return draw(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+# --- what a figure shows: texts the figure font draws, and panels keyed by them -------------------
+
+@lru_cache(maxsize=1)
+def _drawable() -> frozenset[int]:
+    from matplotlib import font_manager, ft2font
+
+    path = font_manager.findfont(font_manager.FontProperties(family=FONT))
+    return frozenset(ft2font.FT2Font(path).get_charmap())
+
+
+def label(name: str, value: object, *, optional: bool = False, max_len: int = 80) -> str | None:
+    """A text a figure shows: a one-line str of at most ``max_len`` characters, each one the
+    figure font draws (``None`` passes when ``optional``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {described(value)}.")
+    if len(value) > max_len:
+        raise ValueError(f"{name} must be at most {max_len} characters to fit a figure, "
+                         f"got {len(value)}: {value!r}.")
+    for ch in value:
+        if not ch.isprintable() or ord(ch) not in _drawable():
+            raise ValueError(
+                f"{name} must be code and numbers (input, index, dim=1), got {value!r} with {ch!r}: "
+                "one figure serves both editions, so words in the page's language go in the caption.")
+    return value
+
+
+def mapping(name: str, value: object, *, optional: bool = False) -> Mapping:
+    """A non-empty mapping whose keys are labels (:func:`label`: a figure shows them), ``{}``
+    for ``None`` when ``optional``."""
+    if value is None and optional:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping (e.g. a dict), got {described(value)}.")
+    if not value and not optional:
+        raise ValueError(f"{name} must hold at least one entry, got an empty {type(value).__name__}.")
+    for key in value:
+        label(f"a key of {name}", key)
+    return value

@@ -43,7 +43,7 @@ def draw_shift(text: str, *, title: str | None = None) -> Figure:
 
     Introduced in Chapter 2.
     """
-    assert args.label("text", text, max_len=12), "text: at least one character"
+    assert style.label("text", text, max_len=12), "text: at least one character"
     n = len(text)
     shown = text.replace(" ", "_")
     texts = [list(shown), [""] * (n - 1) + ["x"], list(shown[1:]) + [""]]
@@ -66,11 +66,11 @@ def draw_char_logprobs(rows: Mapping[str, tuple[str, torch.Tensor]], *, vmin: fl
     """
     assert args.reals("vmin", [vmin])[0] < 0, "vmin: a negative number (the scale ends at 0)"
     checked = []
-    for label, (text, logp) in args.mapping("rows", rows).items():  # (text, logp) pairs
-        assert args.label(f"rows[{label!r}][0]", text, max_len=48), "a text of one character or more"
+    for label, (text, logp) in style.mapping("rows", rows).items():  # (text, logp) pairs
+        assert style.label(f"rows[{label!r}][0]", text, max_len=48), "a text of one character or more"
         logp = args.tensor(f"rows[{label!r}][1]", logp, ndim=1)
         assert len(logp) == len(text) - 1, f"rows[{label!r}][1]: one log-prob per character after the first"
-        checked.append((args.label("a key of rows", label, max_len=24), text, logp.detach().float().cpu().tolist()))
+        checked.append((style.label("a key of rows", label, max_len=24), text, logp.detach().float().cpu().tolist()))
     shade = style.shades(vmin, 0.0)
     cols = _line_length(max(len(t) for _, t, _ in checked), style.text_width("48", style.FS_LABEL))
     panels = [[_wrapped(label, [c if c != " " else "" for c in text],
@@ -96,9 +96,9 @@ def draw_token_mask(tokens: Sequence[str], state: torch.Tensor, legend: Sequence
     """
     args.tensor("state", state, ndim=2, kind="int")
     assert not isinstance(tokens, str) and not isinstance(legend, str), "tokens, legend: lists of str"
-    tokens = [args.label(f"tokens[{i}]", t, max_len=40) for i, t in enumerate(tokens)]
-    legend = [args.label(f"legend[{i}]", name, max_len=40) for i, name in enumerate(legend)]
-    args.label("row_label", row_label, max_len=8)
+    tokens = [style.label(f"tokens[{i}]", t, max_len=40) for i, t in enumerate(tokens)]
+    legend = [style.label(f"legend[{i}]", name, max_len=40) for i, name in enumerate(legend)]
+    style.label("row_label", row_label, max_len=8)
     B, L = state.shape
     assert 1 <= B <= 8 and 1 <= L <= 40, f"state: 1 to 8 rows of 1 to 40 cells, got {B} x {L}"
     assert len(tokens) == B and all(len(t) == L for t in tokens), f"tokens: {B} strings of {L} characters"
@@ -128,7 +128,7 @@ def draw_padding(tokens: Sequence[str], mask: torch.Tensor, *, left: bool = Fals
     Introduced in Chapter 2.
     """
     assert not isinstance(tokens, str), "tokens: a list of str, one per row"
-    tokens = [args.label(f"tokens[{b}]", t, max_len=12) for b, t in enumerate(tokens)]
+    tokens = [style.label(f"tokens[{b}]", t, max_len=12) for b, t in enumerate(tokens)]
     mask = args.tensor("mask", mask, ndim=2)
     B, L = mask.shape
     assert 1 <= B <= 4 and 2 <= L <= 12 and [len(t) for t in tokens] == [L] * B, \

@@ -240,10 +240,10 @@ def test_the_argument_vocabulary_speaks_one_way():
     with pytest.raises(TypeError, match=r"^x\[1\] must be a number, got str 'a'.$"):
         args.reals("x", [1, "a"])
     with pytest.raises(ValueError, match="caption"):
-        args.label("title", "图")
+        style.label("title", "图")
     with pytest.raises(ValueError, match="at least one entry"):
-        args.mapping("tensors", {})
-    assert args.label("title", None, optional=True) is None
+        style.mapping("tensors", {})
+    assert style.label("title", None, optional=True) is None
 
 
 # --- style lives in one module -----------------------------------------------------------------
