@@ -436,6 +436,8 @@ def crawl(site, base_url, contexts):
                 settle(page, watch)
                 info = page.evaluate(PAGE_FACTS_JS)
                 info.update(redirect=target, actions={})
+                if sh.edition_of(path):
+                    info["tables"] = page.evaluate(TABLE_CODE_JS)
                 if sh.is_chapter(path):
                     page.wait_for_function(IMAGES_LOADED_JS)
                     info["layout"] = page.evaluate(LAYOUT_JS)
@@ -596,6 +598,39 @@ WRAP_JS = r"""() => {
   return {lines, breaks};
 }"""
 
+# Inline code in the page's tables, character by character: each place a code literal goes on to
+# the next line (the characters on each side, and whether a space was between them), and each
+# table that scrolls sideways (its hidden width in px).
+TABLE_CODE_JS = r"""() => {
+  const range = document.createRange();
+  const breaks = [], scrolling = [];
+  let literals = 0;
+  for (const table of document.querySelectorAll('article.bd-article table')) {
+    if (table.scrollWidth > table.clientWidth + 1) scrolling.push(table.scrollWidth - table.clientWidth);
+    for (const code of table.querySelectorAll('td code.literal, th code.literal')) {
+      literals++;
+      const chars = [];
+      const walk = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode())
+        for (let i = 0; i < n.data.length; i++) chars.push([n.data[i], n, i]);
+      const text = chars.map((c) => c[0]).join('');
+      let prev = null;
+      chars.forEach(([c, node, i], k) => {
+        if (/\s/.test(c)) return;
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const r = range.getClientRects()[0];
+        if (!r) return;
+        if (prev !== null && r.top > prev + 2)
+          breaks.push({code: text, before: text.slice(Math.max(0, k - 12), k), after: text.slice(k, k + 12),
+                       spaced: /\s/.test(text[k - 1])});
+        prev = r.top;
+      });
+    }
+  }
+  return {literals, breaks, scrolling};
+}"""
+
 LAYOUT_JS = "() => ({figures: (%s)(), widths: (%s)(), code: (%s)()})" % (FIGURES_JS, WIDTHS_JS, CODE_JS)
 
 
@@ -635,6 +670,7 @@ def survey(contexts, base_url: str, pages: list[str], viewport: str) -> dict[str
                 settle(page, watch)
                 page.wait_for_function(IMAGES_LOADED_JS)
                 found[path] = page.evaluate(LAYOUT_JS)
+                found[path]["tables"] = page.evaluate(TABLE_CODE_JS)
                 if viewport == "phone":
                     found[path]["wrap"] = page.evaluate(WRAP_JS)
                 if viewport == "phone" and path.endswith("/01_gather_basics.html"):

@@ -1,9 +1,10 @@
-"""Code in a table, and the cheat sheet's commented code, read whole on a phone (issue 21).
+"""Code in a table, and the cheat sheet's commented code, read whole on a phone (issue 21); code in
+tables never broken inside a name, code that wraps on a phone honest about it (issue 38).
 
 Chapter 1's use-case table at 390 px, both editions (measured by the phone survey:
-survey.USE_CASE_TABLE_JS): every word of its inline code (a ``span.pre``,
-the text between two spaces of the code) sits on one line (it broke inside identifiers when the
-line had a third of the column), and nothing sticks out of the column. The table is stacked on a
+survey.USE_CASE_TABLE_JS): nothing sticks out of the column (its code broke inside identifiers
+when the line had a third of the column: every table's code is now measured character by
+character, at both widths, by test_tables_never_break_an_identifier). The table is stacked on a
 phone (book/ext/gatherbook_sphinx/tables.py marks it; book/_static/gatherbook.css lays it out).
 
 The cheat sheet at 390 px, both editions: every trailing comment of its code starts a line of its
@@ -31,7 +32,8 @@ def test_use_case_table_keeps_code_words_whole_on_a_phone(phone_survey, edition)
     facts = phone_survey[path]["table"]  # survey.USE_CASE_TABLE_JS
     assert facts, f"{path}: no table with a line of code"
     assert facts["words"] >= 10, facts
-    assert not facts["split"], f"{path}: code words broken across lines at 390 px: {facts['split']}"
+    # a word of code may go on to the next line between its tokens (after a dot or a bracket), not
+    # inside a name: test_tables_never_break_an_identifier measures each place it breaks
     assert facts["overflow"] <= 1, f"{path}: the table sticks out {facts['overflow']} px"
 
 
@@ -101,3 +103,19 @@ def test_code_wraps_with_a_hanging_indent_between_tokens_on_a_phone(phone_survey
                 and b["word"] <= b["columns"] - b["column"]:  # a word wider than its room must break
             bad.append(f"{p}: broken inside a token: {b['before']!r} / {b['after']!r} in {b['line']!r}")
     assert not bad, f"{len(bad)} of {len(breaks)} wrapped lines mislead:\n" + "\n".join(bad[:30])
+
+
+@pytest.mark.parametrize("viewport", ("desktop", "phone"))
+def test_tables_never_break_an_identifier(crawl, phone_survey, viewport):
+    """Inline code in every table of the sampled pages (survey.TABLE_CODE_JS), both editions: a
+    literal goes on to the next line only at a space or between two tokens (after a dot, a
+    bracket, a comma: book/ext/gatherbook_sphinx/codelines.py marks the places), never inside a
+    name (``sque|eze(-1)``, ``GATHERBOOK_D|EVICE``, ``scatter_a|dd`` at 1280 px, issue 38); no
+    table scrolls sideways."""
+    facts = ({p: f["tables"] for p, f in crawl["pages"].items() if "tables" in f} if viewport == "desktop"
+             else {p: f["tables"] for p, f in phone_survey.items()})
+    assert sum(t["literals"] for t in facts.values()) >= 50, "too little code in tables to hold"
+    bad = [f"{p}: {b['before']!r} / {b['after']!r} in {b['code']!r}" for p, t in facts.items()
+           for b in t["breaks"] if not b["spaced"] and inside_a_token(b["before"], b["after"])]
+    bad += [f"{p}: a table scrolls {px} px sideways" for p, t in facts.items() for px in t["scrolling"]]
+    assert not bad, f"{viewport}: {len(bad)} identifiers broken or tables scrolling:\n" + "\n".join(bad[:30])

@@ -5,7 +5,8 @@ Listed once in ``_config.yml`` (``sphinx: local_extensions: {gatherbook_sphinx: 
 connects nothing itself:
 
 - :mod:`.deepdives`: sections headed "Deep dive: " framed and folded;
-- :mod:`.codelines`: each line of highlighted code in a box of its own (wraps with a hanging indent);
+- :mod:`.codelines`: each line of highlighted code in a box of its own (wraps with a hanging indent),
+  inline code breakable between its tokens only;
 - :mod:`.anchors`: ``page.ipynb#name`` links to an ``<a id="name"></a>`` in another notebook;
 - :mod:`.glossary`: an anchor for each glossary term;
 - :mod:`.editions`: which edition is being built (``gatherbook_edition``, the one way to learn
@@ -13,7 +14,7 @@ connects nothing itself:
 - :mod:`.search`: the Chinese search index (jieba's words and every pair of characters);
 - :mod:`.downloads`: each chapter's exercises without solutions, and the "Run it yourself" zip;
 - :mod:`.outputs`: published tracebacks and outputs without the building machine's paths
-  (``book/tidy_outputs.py`` uses it for the stored notebooks);
+  (``tools/notebooks.py tidy`` uses it for the stored notebooks);
 - :mod:`.explorer`: the ``{gather-explorer}`` directive and its script;
 - :mod:`.mathjax`: MathJax offline, only the components the pages use;
 - :mod:`.notebooks`: cells that read differently on the site and in JupyterLab (widgets);
@@ -49,6 +50,7 @@ def on_page_context_late(app, pagename: str, templatename: str, context: dict, d
                                      words.of(app)["print_label"])
     titles.no_space_before_full_width_bracket(app, context)
     search.page_context(app, pagename)
+    codelines.page_context(app, context)
     explorer.page_context(app, doctree)
 
 

@@ -8,6 +8,11 @@ line as ``<span class="gb-line" style="--gb-indent: N">`` (N: the line's own ind
 and a ``<wbr>`` after each punctuation or operator token (an arrow ``->`` kept whole), so the stylesheet can give a wrapped
 line a hanging indent deeper than its own and let it break only between tokens. The line's
 newline stays outside its span: copying the block (``innerText``) gives the source unchanged.
+
+Inline code (``code.literal``) is written by Sphinx as one ``span.pre`` per word; a long word
+broke anywhere, and a table's narrow column cut names (``sque|eze(-1)``, ``GATHERBOOK_D|EVICE``,
+issue 38). :func:`breakable_literals` puts a ``<wbr>`` after each dot, opening bracket, comma and
+``=`` inside such a word, and the stylesheet lets a word break there and at its spaces only.
 """
 from __future__ import annotations
 
@@ -37,6 +42,23 @@ def line_box(line_html: str) -> str:
     end = line_html[len(body):]
     body = BREAK_AFTER.sub(r"\1<wbr>", body).replace("-&gt;", ARROW)
     return (f'<span class="{LINE_CLASS}" style="--gb-indent: {indent_of(body)}">{body}</span>{end}')
+
+
+# a word of inline code as Sphinx writes it
+LITERAL_WORD = re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+# after a dot (not inside a number), an opening bracket, a comma or "=", before more of the word
+BETWEEN_TOKENS = re.compile(r"(?:(?<=[(\[,=])|(?<=(?<![\d.])\.))(?=[^\s)\]\d.])")
+
+
+def breakable_literals(body: str) -> str:
+    """``body`` (a page's HTML) with a ``<wbr>`` between the tokens of each inline code word."""
+    return LITERAL_WORD.sub(lambda m: m[1] + BETWEEN_TOKENS.sub("<wbr>", m[2]) + m[3], body)
+
+
+def page_context(app, context: dict) -> None:
+    """``html-page-context``: the page's inline code breakable between its tokens."""
+    if isinstance(context.get("body"), str):
+        context["body"] = breakable_literals(context["body"])
 
 
 class LineFormatter(HtmlFormatter):
