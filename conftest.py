@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections import defaultdict
 
 import pytest
@@ -26,6 +27,12 @@ from gatherbook.editions import CODES as EDITIONS  # the book's editions
 # without format checks, so the tests go without it (jsonschema/_format.py: `with
 # suppress(ImportError)`). Processes that load nbval as a plugin have imported it already.
 sys.modules.setdefault("rfc3987_syntax", None)
+
+# Hypothesis keeps what it caches (the constants it reads from local modules) in ./.hypothesis;
+# the tests and the notebook kernels they start (which inherit the environment) keep it outside
+# the source tree instead.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY",
+                      os.path.join(tempfile.gettempdir(), "gatherbook-hypothesis"))
 
 
 def _execute_with_history(self, cell_input, allow_stdin=None):

@@ -256,3 +256,11 @@ def test_each_check_takes_about_a_second():
         if time.perf_counter() - t > 3.0:  # ~0.3 s on a quiet 2-core CPU; generous for a busy one
             slow.append(p.name)
     assert not slow, slow
+
+
+def test_the_search_writes_nothing_into_the_source_tree():
+    """Hypothesis's cache goes where conftest.py points it, outside the checkout."""
+    from hypothesis.configuration import storage_directory
+
+    run_check("puzzles.reverse", lambda x: x.flip(0), lang="en")  # a search runs (and may cache)
+    assert ROOT not in storage_directory("constants").path.parents
