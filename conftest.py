@@ -159,7 +159,7 @@ CI_ONLY = ("tests/unit/test_bench.py::test_quick_command_writes_every_figure",
 # single tests of seconds (comparisons with transformers, the zips built, per-notebook runs, scans
 # of every source file, the API's worked example): `make test` only
 FAST_SKIP = CI_ONLY + (
-             "tests/exercises/test_api_example.py::", "tests/unit/test_sphinx_downloads.py::",
+             "tests/exercises/test_declaration.py::", "tests/unit/test_sphinx_downloads.py::",
              "tests/unit/test_fused_logprobs.py::test_values_and_gradients_equal_the_naive_line",
              "tests/unit/test_figure_kit.py::test_style_is_the_only_module",
              "tests/unit/test_gb_namespace.py::test_every_name_of_the_table_of_contents",

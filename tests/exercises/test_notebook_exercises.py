@@ -97,3 +97,12 @@ def test_solution_cells_fold_their_source_and_outputs(path):
         assert jupyter.get("source_hidden") and jupyter.get("outputs_hidden"), code[:60]
         defined = re.findall(r"^def (\w+)\(", code, re.M)
         assert all(d.endswith("_solution") for d in defined), f"a solution rebinds a stub's name: {defined}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_each_exercise_is_checked_once_as_the_stub_and_once_as_the_solution(path):
+    """Under its own name: ``gb.check("chN.name", name)`` and ``gb.check("chN.name", name_solution)``."""
+    checks = [c for code, _, _ in _exercise_cells(path) for c in _checks(code)]
+    for name in {n for n, _ in checks}:
+        short = name.split(".", 1)[1]
+        assert sorted(fn for n, fn in checks if n == name) == [short, f"{short}_solution"], (path.name, name)
