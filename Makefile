@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-NB     ?= notebooks/en/*.ipynb notebooks/zh/*.ipynb
+NB     ?= notebooks/*/*.ipynb
 # pytest-xdist workers: one per core; --dist loadscope keeps each notebook on one kernel.
 WORKERS ?= auto
 # One CPU thread per notebook kernel: the workers already use every core, and two kernels of

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import yaml
 
-from gatherbook.editions import edition
+from gatherbook.editions import CODES, edition
 
 from . import words
 from .notebooks import fenced_source
@@ -237,7 +237,7 @@ def reader_files(root: Path) -> dict[str, bytes]:
     for name in READER_FILES:
         text = (root / READER / name).read_text(encoding="utf8")
         if name.startswith("README"):
-            code = "zh" if ".zh." in name else "en"
+            code = next((c for c in CODES[1:] if f".{c}." in name), CODES[0])  # README.<code>.md
             said = words.table(code)
             # the address when _config.yml gives it (html: baseurl); else where the reader got the zip
             text = text.replace("{site_sentence}", said["reader_site"].format(url=url) if url else said["reader_no_site"])
