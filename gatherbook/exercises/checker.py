@@ -528,7 +528,7 @@ class _Run:
                                                 "n": diff.numel()})
         return None
 
-    def check(self) -> CheckResult:
+    def verdict(self) -> CheckResult:
         ex, fn = self.ex, self.fn
         for self.k in range(1, self.n + 1):
             if failed := self.check_case(self.k):
@@ -578,7 +578,7 @@ def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
     job = _Run(ex, fn)
     with _isolated(ex.time_limit) as printed:
         try:
-            result = job.check()
+            result = job.verdict()
         except _TimeUp:
             result = CheckResult(ex.name, "timeout", job.n, job.k, facts={"limit": ex.time_limit},
                                  inputs=job.cases[job.k - 1] if job.k else None)
