@@ -133,8 +133,9 @@ def speed_figures(device: torch.device | str = "cpu", quick: bool = False) -> di
     assert torch.equal(big.gather(0, expanded), big[perm])
     bw = compare({"clone": big.clone, "expanded": lambda: big.gather(0, expanded),
                   "dense": lambda: big.gather(0, dense)}, repeats=repeats, device=device)
-    # same bytes moved (input read + output written) for all three: the time ratio is the
-    # ratio of bandwidths
+    # the same bytes of data moved (input read + output written) for all three, but the dense
+    # index is also read, 8 B per element (chapter 6's deep dive on bandwidth), so its time
+    # ratio is not purely a ratio of bandwidths; the expanded index has one number per row
     figures["gather_bandwidth_fraction_of_copy_expanded"] = bw["clone"] / bw["expanded"]
     figures["gather_bandwidth_fraction_of_copy_dense"] = bw["clone"] / bw["dense"]
     # Along the last dim: every row reordered by one permutation of the columns, as an index

@@ -211,7 +211,8 @@ def dispatch(x: torch.Tensor, experts: torch.Tensor) -> tuple[torch.Tensor, torc
     the flat (token, slot) positions ``t * k + j`` sorted by expert (stable, so tokens stay in
     order within an expert); ``x_sorted = x.index_select(0, order // k)`` ``(T * k, H)``, the
     tokens of expert 0 first; ``counts`` ``(E,)`` with ``E = experts.max() + 1`` at least, how
-    many rows each expert gets. Pass ``num_experts`` through :func:`moe_sorted` for a fixed E.
+    many rows each expert gets (experts after the last one used get no entry: :func:`moe_sorted`
+    pads ``counts`` with zeros to ``len(expert_fns)`` experts).
     """
     k = experts.shape[-1]
     order = experts.reshape(-1).argsort(stable=True)  # (T * k,)
