@@ -66,10 +66,11 @@ PUBLISHED = "pdf"  # the folder of the published site that holds the PDFs
 
 @functools.cache
 def words(code: str) -> dict:
-    """What the printed edition ``code`` says: ``book/pdf/words.yml`` and the site's words."""
+    """What the printed edition ``code`` says: the site's words (``book/words/<code>.yml``), with
+    what only the print says (its ``print`` table) among them."""
     edition(code)
     said = dict(site_words.table(code))
-    said.update(yaml.safe_load((HERE / "words.yml").read_text(encoding="utf8"))[code])
+    said.update(said.pop("print"))
     return said
 
 

@@ -25,7 +25,6 @@ A_NEW_EDITION_EDITS = {
     "book/ext/gatherbook_sphinx/search.py": "the search tokenizer, for a language written without spaces",
     "book/pdf/print.css": "the print fonts, for a script the default font lacks",
     "book/_templates/author.html": "the byline's spacing, for a language written without spaces",
-    "book/pdf/words.yml": "what the printed book says, one table per edition",
 }
 
 RUNS = re.compile(r"\.(py|js|html|css|ya?ml|toml|cfg)$|(^|/)Makefile$|^\.ci/run$")
