@@ -6,6 +6,7 @@ disagree. Numbers, shapes and values are written the same way in every edition.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any, Mapping
 
@@ -146,12 +147,20 @@ NO_LINE_START = set("，。、：；！？）」』】》〉〕］｝”’…·
 NO_LINE_END = set("（「『【《〈〔［｛“‘([{")
 
 
+#: a shape or a position written as a tuple, ``(3, 5)``, ``(B, L - 1)``, ``[0, 1]``: never broken
+TUPLE = re.compile(r"\([A-Za-z0-9_·.+\-*/ ]*(?:,[A-Za-z0-9_·.+\-*/ ]*)*\)|\[[A-Za-z0-9_·.+\-*/ ]*(?:,[A-Za-z0-9_·.+\-*/ ]*)*\]")
+#: the longest tuple kept whole: a longer one (a row of values) may break after its commas
+TUPLE_MAX = 24
+
+
 def _pieces(line: str) -> list[str]:
     """``line`` cut where it may break: after a space and around every wide character, except
-    before closing punctuation and after an opening bracket."""
+    before closing punctuation, after an opening bracket and inside a short tuple (a shape)."""
+    whole = {i for m in TUPLE.finditer(line) if m.end() - m.start() <= TUPLE_MAX
+             for i in range(m.start() + 1, m.end())}
     kept: list[str] = []
-    for prev, ch in zip(" " + line, line):
-        breaks = prev == " " or _wide(prev) or _wide(ch)
+    for i, (prev, ch) in enumerate(zip(" " + line, line)):
+        breaks = (prev == " " or _wide(prev) or _wide(ch)) and i not in whole
         if not kept or (breaks and ch not in NO_LINE_START and prev not in NO_LINE_END):
             kept.append(ch)
         else:

@@ -1,12 +1,16 @@
 """What the checker says, in the cases a reader pass found misreported: zh lines that start with
-closing punctuation, a CPU index fed to gather on the device probe, torch's own beta warning
-counted as the reader's print, a forbidden call on the returned value, an answer that raises."""
+closing punctuation, lines broken inside a shape, a CPU index fed to gather on the device probe,
+torch's own beta warning counted as the reader's print, a forbidden call on the returned value, an
+answer that raises."""
 from __future__ import annotations
+
+import re
 
 import torch
 
 from gatherbook.exercises import figure, run_check
 from gatherbook.exercises.messages import NO_LINE_END, NO_LINE_START, columns, fit
+from gatherbook.exercises.words import text
 
 
 def test_wrapped_chinese_lines_never_start_with_closing_punctuation_nor_end_with_an_opening_one():
@@ -20,6 +24,22 @@ def test_wrapped_chinese_lines_never_start_with_closing_punctuation_nor_end_with
             broke_before.add(nxt.strip()[0])
         assert all(columns(x) <= width + 4 for x in lines)  # a kept pair may overhang by one character
     assert broke_before, "the line was wrapped"
+
+
+def test_wrapped_lines_never_break_inside_a_shape_nor_inside_a_word():
+    shapes = ("(3, 5)", "(3, 5, 1)", "(B, L - 1)", "[0, 1]")
+    lines = [text(lang, "kind.shape", expected="(3, 5)", got="(3, 5, 1)") + " "
+             + text(lang, "kind.values", n_diff=3, n=12, where="[0, 1]", expected=1, got=2,
+                    how=text(lang, "values.exact")) + " (B, L - 1) NotImplementedError"
+             for lang in ("en", "zh")]
+    for line in lines:
+        words = re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", line)
+        for width in range(16, 89):
+            out = [x.strip() for x in fit(line, width).split("\n")]
+            assert len(out) > 1
+            for shape in shapes:  # each shape whole on one line
+                assert sum(x.count(shape) for x in out) == line.count(shape), (width, shape, out)
+            assert re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", " ".join(out)) == words, (width, out)
 
 
 def test_a_cpu_index_fed_to_gather_or_index_add_is_caught_by_the_device_probe():
