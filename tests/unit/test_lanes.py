@@ -59,7 +59,7 @@ def test_only_the_per_case_tests_are_sampled(monkeypatch, env, kept):
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     per_case = [f"tests/exercises/test_exercises.py::test_y[ch1.e{i}]" for i in range(4)]
-    other = ["tests/exercises/test_exercises.py::test_z", "tests/unit/test_words.py::test_w[en]"]
+    other = ["tests/exercises/test_exercises.py::test_z", "tests/unit/test_sphinx_words.py::test_w[en]"]
     ci_only = [lanes.CI_ONLY[0] + "[x]"]
     items = [_Item(i) for i in per_case + other + ci_only]
     config = _Config()

@@ -1,6 +1,6 @@
 """What the site says, one table per edition: ``book/words/<code>.yml``.
 
-Every edition's table has the same keys (``tests/unit/test_words.py``); a missing word is an
+Every edition's table has the same keys (``tests/unit/test_sphinx_words.py``); a missing word is an
 error, never a silent fall back to English. The themes' own strings stay in
 ``book/locales/<locale>/LC_MESSAGES/sphinx.po``.
 """
