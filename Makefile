@@ -15,7 +15,7 @@ TEST_THREADS ?= 1
 # of the book's own, and pytest rewrites each test module, 9 s of every process otherwise.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean pdf
+.PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean pdf npm
 
 help:
 	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
@@ -33,6 +33,7 @@ help:
 	@echo "make execute      re-execute notebooks in place (NB=path.ipynb for one)"
 	@echo "make lab          open the notebooks in JupyterLab"
 	@echo "make determinism  run the notebook suite once more, on one kernel with every CPU thread"
+	@echo "make npm          install what the site tests load into the browser (axe-core) into node_modules/"
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "Python 3.10 or newer is needed; got " + sys.version.split()[0] + " (set PYTHON=...)")'
@@ -41,6 +42,15 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# The site tests' browser-side tools from npm (axe-core for tests/site/test_accessibility.py), the
+# versions of package-lock.json, into node_modules/: installed here, never fetched by a test.
+NPM_STAMP := node_modules/.installed
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+npm: $(NPM_STAMP)
 
 # The site tests build the site once (tests/site/conftest.py; the build starts with the session,
 # beside the other tests, and an unchanged tree reuses the last one) and leave it in _build/site.
