@@ -189,6 +189,7 @@ def _stub(ex: E.Exercise, lang: str) -> str:
 
 def puzzle_cells(ex: E.Exercise, lang: str, number: str) -> list[dict]:
     w, own, name = words(lang)["page"], of(ex.name, lang), short(ex.name)
+    sep = words(lang)["list_sep"]  # the image's alt joins the argument names: "x, idx", "x、idx"
     label = f"pz-{name.replace('_', '-')}"
     task = "\n\n".join([
         own["task"],
@@ -201,7 +202,7 @@ def puzzle_cells(ex: E.Exercise, lang: str, number: str) -> list[dict]:
         md(f"````{{exercise}} {own['title']}\n:label: {label}\n\n{task}\n````"),
         code(localized(source(ex.spec, f"{name}_spec"), lang)),
         code(f'gb.show("{ex.name}");', mystnb={"figure": {"caption": w["caption"].format(name=name)},
-                                               "image": {"alt": w["alt"].format(name=name, args=", ".join(ex.args))}}),
+                                               "image": {"alt": w["alt"].format(name=name, args=sep.join(ex.args))}}),
         code(_stub(ex, lang)),
         code(f'gb.check("{ex.name}", {name})'),
         md(f"````{{solution-start}} {label}\n:class: dropdown\n````\n\n{own['why']}",
