@@ -10,8 +10,11 @@
  * finds a page by any phrase it contains however jieba cut it there, needs no dictionary, and
  * works offline. Latin words, numbers ("-100") and mixed queries work as well.
  *
- * A hit links to the section that holds the first match (its id), the words are highlighted
- * there (Sphinx's sphinx_highlight.js), and the snippet quotes the article, not the page chrome.
+ * A hit links to the section that holds the match (its id), the words are highlighted there
+ * (Sphinx's sphinx_highlight.js; never a single character, nor a pasted message's numbers), and
+ * the snippet quotes the article, not the page chrome, where the most words of the query are
+ * together (inside the hit's section when the hit is one). When nothing matches, the page says so
+ * in the book's words (book/words/<code>.yml: search_no_match).
  *
  * A pasted error message ("IndexError: index 5 is out of bounds for dimension 1 with size 5")
  * puts first the sections whose heading is that message (chapter 6's error decoder), whatever
@@ -21,6 +24,8 @@
  */
 "use strict";
 (() => {
+  // what the page says when nothing matches (book/words/<code>.yml: search_no_match)
+  const NO_MATCH = (document.currentScript && document.currentScript.dataset.noMatch) || "";
   const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
   const CJK_RUNS = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
   const NUMBER = /-?\d+(?:\.\d+)?/g;
@@ -154,6 +159,12 @@
       [...highlightTerms].forEach((t) => CJK.test(t) && highlightTerms.delete(t));
       lastParts.runs.forEach((run) => highlightTerms.add(run));
       lastParts.numbers.forEach((n) => highlightTerms.add(n));
+      // nothing of one character is highlighted, and a pasted error message's numbers are its
+      // tensors' sizes, not the book's: highlighted, every "1" and "5" of the page lit up
+      const pasted = messageTitles(query, (Search._index || {}).alltitles || {}).length > 0;
+      [...highlightTerms].forEach((t) => {
+        if (t.length < 2 || (pasted && /^-?\d+(?:\.\d+)?$/.test(t))) highlightTerms.delete(t);
+      });
       // a query of Chinese words only still needs one term, or Sphinx searches nothing
       if (!searchTerms.size && (lastParts.runs.length || lastParts.numbers.length)) searchTerms.add("\u0000");
       if (typeof SPHINX_HIGHLIGHT_ENABLED !== "undefined" && SPHINX_HIGHLIGHT_ENABLED)
@@ -218,32 +229,46 @@
       return root.textContent.replace(/\s+/g, " ").trim();
     };
 
-    // A snippet around the first match, and a link to the section that holds it.
+    // A snippet where the most words of the query are together (within the hit's section when
+    // the hit is one), and a link to the section that holds it.
     Search.makeSearchSummary = (htmlText, keywords, anchor) => {
       const doc = new DOMParser().parseFromString(htmlText, "text/html");
       const article = doc.querySelector("article.bd-article");
       if (!article) return null;
       article.querySelectorAll(CHROME).forEach((el) => el.remove());
-      const wanted = [...lastParts.runs, ...lastParts.numbers,
-                      ...[...keywords].filter((k) => k !== "\u0000")].map((k) => k.toLowerCase());
-      // the text node of the first match, in document order
-      const walker = doc.createTreeWalker(article, NodeFilter.SHOW_TEXT);
-      let hit = null, word = "";
-      for (const w of wanted) {
-        walker.currentNode = article;
-        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-          if (node.textContent.toLowerCase().includes(w)) { hit = node; word = w; break; }
-        }
-        if (hit) break;
+      const root = (anchor && article.querySelector(anchor)) || article;
+      const wanted = [...new Set([...lastParts.runs, ...lastParts.numbers,
+                                  ...[...keywords].filter((k) => k !== "\u0000")].map((k) => k.toLowerCase()))]
+        .filter((k) => k.length > 1);
+      const raw = root.textContent;
+      const lower = raw.toLowerCase();
+      const found = [];  // [position, word]
+      wanted.forEach((w) => {
+        for (let at = lower.indexOf(w); at > -1; at = lower.indexOf(w, at + 1)) found.push([at, w]);
+      });
+      found.sort((a, b) => a[0] - b[0]);
+      // the window of SPAN characters that holds the most different words of the query, earliest first
+      const SPAN = 160;
+      let best = found.length ? found[0][0] : 0, most = 0;
+      for (let i = 0, j = 0; i < found.length; i++) {
+        while (j < found.length && found[j][0] < found[i][0] + SPAN) j++;
+        const words = new Set(found.slice(i, j).map((f) => f[1])).size;
+        if (words > most) { most = words; best = found[i][0]; }
       }
-      const text = article.textContent.replace(/\s+/g, " ").trim();
-      const at = word ? text.toLowerCase().indexOf(word) : 0;
-      const start = Math.max(at - 80, 0);
+      // the text node where that window starts
+      const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      let hit = null;
+      for (let node = walker.nextNode(), seen = 0; node; node = walker.nextNode()) {
+        if (seen + node.data.length > best) { hit = node; break; }
+        seen += node.data.length;
+      }
+      const start = Math.max(best - 60, 0);
+      const quote = raw.slice(start, start + 260).replace(/\s+/g, " ").trim();
+      if (!quote) return null;
       const summary = document.createElement("p");
       summary.classList.add("context");
-      summary.textContent = (start ? "…" : "") + text.substr(start, 200).trim()
-        + (start + 200 < text.length ? "…" : "");
-      const section = hit && hit.parentElement && hit.parentElement.closest("section[id]");
+      summary.textContent = (start ? "…" : "") + quote + (start + 260 < raw.length ? "…" : "");
+      const section = found.length && hit && hit.parentElement && hit.parentElement.closest("section[id]");
       if (section && !anchor) {
         const id = section.id;
         // after _displayItem has appended the summary to its list item
@@ -254,6 +279,13 @@
       }
       return summary;
     };
+
+    // Nothing found: the book's words, not Sphinx's (which ask for "enough categories")
+    if (typeof Documentation !== "undefined" && NO_MATCH) {
+      const gettext = Documentation.gettext;
+      Documentation.gettext = (text, ...rest) =>
+        String(text).startsWith("Your search did not match any documents") ? NO_MATCH : gettext(text, ...rest);
+    }
   }
 
   // before Search.init (searchtools.js registers it later, so this listener runs first)

@@ -94,3 +94,37 @@ def test_chinese_words_find_the_chapter(search, query):
 def test_an_unspaced_chinese_query_finds_the_chapter(search, query):
     found = pages(search("zh", query))
     assert _chapter("zh") in found, f"zh: searching {query!r} found {found}"
+
+
+# a message whose words the chapter's section quotes, with numbers of the reader's own tensors
+QUOTED = ("RuntimeError: index 32000 is out of bounds for dimension 2 with size 32000", "out of bounds for dimension")
+NOTHING = "zzqx wvvk"  # no page holds these
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_a_pasted_error_s_snippet_shows_the_match_and_no_stray_highlights(base_url, contexts, edition):
+    """The first hit's snippet quotes the section's message (it showed the chapter's prerequisites),
+    nothing of a character and none of the message's numbers is highlighted (every "1" and "5"
+    of the page lit up), and a search that finds nothing says so in the book's words, not Sphinx's
+    "select enough categories" (issue 38)."""
+    message, words = QUOTED
+    page = contexts().new_page()
+    try:
+        page.goto(f"{base_url}{edition}/search.html?q={quote(message)}")
+        page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
+                               " || {}).textContent", timeout=30_000)
+        page.wait_for_function("() => document.querySelector('#search-results ul.search li p.context')")
+        snippet = page.inner_text("#search-results ul.search li p.context")
+        terms = page.evaluate("() => (localStorage.getItem('sphinx_highlight_terms') || '').split(' ')")
+        lit = page.eval_on_selector_all("#search-results span.highlighted", "els => els.map(e => e.textContent)")
+        page.goto(f"{base_url}{edition}/search.html?q={quote(NOTHING)}")
+        page.wait_for_function("() => (document.querySelector('#search-results p.search-summary')"
+                               " || {}).textContent", timeout=30_000)
+        nothing = page.inner_text("#search-results p.search-summary")
+    finally:
+        page.close()
+    assert words in snippet, f"{edition}: the first hit's snippet does not quote the message: {snippet!r}"
+    stray = [t for t in terms + lit if t and (len(t) < 2 or t.lstrip("-").replace(".", "").isdigit())]
+    assert not stray, f"{edition}: highlighted: {stray} (of {terms})"
+    assert "categor" not in nothing and "类别" not in nothing and nothing.strip(), \
+        f"{edition}: no results says {nothing!r}"

@@ -58,4 +58,7 @@ def page_context(app, pagename: str) -> None:
     """The search page's own script: Chinese words and phrases, hits that lead to the match.
     Added before searchtools.js, which the search template adds after the page's own scripts."""
     if pagename == "search":
-        app.add_js_file("gatherbook-search.js")
+        from .words import of
+
+        # its words for "nothing found" (Sphinx's own asks for "enough categories": the site has none)
+        app.add_js_file("gatherbook-search.js", **{"data-no-match": of(app)["search_no_match"]})
