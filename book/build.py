@@ -116,7 +116,18 @@ def build(lang: str, out: Path, strict: bool) -> None:
     if (workdir / "_build" / "html").exists():
         shutil.rmtree(workdir / "_build" / "html")
     print(f"== building the {lang} edition", flush=True)
-    result = subprocess.run(cmd, cwd=ROOT)
+    result = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, encoding="utf8", errors="replace")
+    banner = False
+    for line in result.stdout:  # passed on as it comes, but Jupyter Book's closing banner
+        # ("Your book's HTML pages are here: _build/editions/<code>/...": an intermediate folder;
+        # the last line of this script says where the book is)
+        banner = banner or line.startswith("Finished generating HTML for book")
+        if not banner:
+            print(line, end="", flush=True)
+        elif line.lstrip().startswith("file://"):
+            banner = False
+    result.wait()
     if result.returncode != 0:
         sys.exit(f"book/build.py: the {lang} edition failed to build (exit {result.returncode}); "
                  "see the warnings above.")
@@ -231,6 +242,42 @@ def compact_figures(out: Path) -> int:
     return saved
 
 
+# a link to a printed book in the pages (book/<code>/intro.md, run.md, cheatsheet.md), and the same
+# words where that PDF is not built yet (make pdf makes it, and relinks: book/pdf/build.py)
+PDF_LINK = re.compile(r'<a href="(?P<href>(?:\.\./)*pdf/(?P<name>[\w.-]+\.pdf))"(?P<rest>[^>]*)>(?P<text>.*?)</a>')
+PDF_UNBUILT = re.compile(r'<span class="gatherbook-pdf-unbuilt" data-href="(?P<href>[^"]+)"'
+                         r' data-name="(?P<name>[^"]+)" data-rest="(?P<rest>[^"]*)" title="[^"]*">(?P<text>.*?)</span>')
+
+
+def link_pdfs(out: Path) -> int:
+    """Link each page's printed books (``<out>/pdf/<name>``) that exist, and write the others'
+    names as text that says how to make them: after ``make book`` alone the landing's "In print"
+    links returned 404 until ``make pdf`` (issue 38). Returns how many links are left unbuilt."""
+    unbuilt = 0
+    for page in sorted(out.glob("*/**/*.html")):
+        text = page.read_text(encoding="utf8")
+        if "gatherbook-pdf-links" not in text:
+            continue
+        code = page.relative_to(out).parts[0]
+        said = words.table(code)["pdf_unbuilt"] if code in CODES else ""
+
+        def one(m: re.Match) -> str:
+            nonlocal unbuilt
+            rest = m["rest"]  # the <a>'s own attributes
+            if (out / "pdf" / m["name"]).is_file():
+                return m[0]
+            unbuilt += 1
+            return (f'<span class="gatherbook-pdf-unbuilt" data-href="{m["href"]}" data-name="{m["name"]}" '
+                    f'data-rest="{html.escape(rest)}" title="{html.escape(said)}">{m["text"]}</span>')
+
+        # every name a link again (as the page's source wrote it), then each link checked once
+        restored = PDF_UNBUILT.sub(lambda m: f'<a href="{m["href"]}"{html.unescape(m["rest"])}>{m["text"]}</a>', text)
+        new = PDF_LINK.sub(one, restored)
+        if new != text:
+            page.write_text(new, encoding="utf8")
+    return unbuilt
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "site",
@@ -250,6 +297,8 @@ def main(argv: list[str] | None = None) -> None:
         share_identical(out, list(CODES))
     print(f"figures stored as palette PNGs: {compact_figures(out) / 2**20:.1f} MiB saved")
     write_site_index(out)
+    if link_pdfs(out):
+        print("The printed book is not built yet: its links say so until make pdf makes it.")
     print(f"\nThe book is built. Open {out / 'index.html'} in a browser "
           f"(or serve it: python -m http.server -d {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out} 8000).")
 

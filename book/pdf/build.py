@@ -562,7 +562,8 @@ def print_pdfs(folder: Path, info: dict, book_pdf: Path, sheet_pdf: Path, browse
 
 
 def publish(out: Path, site: Path, codes) -> Path:
-    """Copy the PDFs of ``codes`` from ``out`` to ``site/pdf/`` (where the pages link); returns it."""
+    """Copy the PDFs of ``codes`` from ``out`` to ``site/pdf/`` (where the pages link) and link
+    them from the pages (book/build.py: link_pdfs); returns it."""
     if not (site / "index.html").is_file():
         sys.exit(f"book/pdf/build.py: --publish {site}: no site there (make book first)")
     target = site / PUBLISHED
@@ -570,6 +571,10 @@ def publish(out: Path, site: Path, codes) -> Path:
     for code in codes:
         for name in (BOOK_PDF, CHEATSHEET_PDF):
             shutil.copy2(out / name.format(code=code), target / name.format(code=code))
+    site_build = importlib.util.spec_from_file_location("gatherbook_site_build", ROOT / "book" / "build.py")
+    module = importlib.util.module_from_spec(site_build)
+    site_build.loader.exec_module(module)
+    module.link_pdfs(site)  # the pages' "In print" names become links to what is there now
     return target
 
 

@@ -353,8 +353,6 @@ def link_problems(site: Path, pages: list[str]) -> list[str]:
                 problems.append(f"{page}: <{tag}> {url!r} has an unknown scheme")
                 continue
             path, fragment = target
-            if path.startswith("pdf/") and path.endswith(".pdf"):
-                continue  # the printed book, published beside the pages by make pdf (tests/site/test_pdf.py)
             file = site / path if path else None
             if file is None or not file.is_file():
                 problems.append(f"{page}: <{tag}> {url!r} -> {path or '(outside the site)'} does not exist")

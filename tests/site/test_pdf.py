@@ -254,6 +254,32 @@ def test_publishing_puts_each_pdf_where_the_pages_link(tmp_path):
         assert (target / name).read_bytes() == (out / name).read_bytes()
 
 
+def test_the_pages_link_a_pdf_only_once_it_is_there(tmp_path):
+    """After make book alone the landing's "In print" names are text that says how to make them
+    (they were links that returned 404 until make pdf: issue 38); publishing the PDFs links them."""
+    out, site = tmp_path / "pdf", tmp_path / "site"
+    out.mkdir()
+    page = site / "en" / "book" / "en" / "intro.html"
+    page.parent.mkdir(parents=True)
+    (site / "index.html").write_text("<html></html>", encoding="utf8")
+    links = "".join(f'<a href="../../../{pdf_build.PUBLISHED}/{n.format(code=c)}" hreflang="{c}">{c}</a> · '
+                    for n in (pdf_build.BOOK_PDF, pdf_build.CHEATSHEET_PDF) for c in CODES)
+    before = f'<html><body><p class="gatherbook-pdf-links">{links}</p></body></html>'
+    page.write_text(before, encoding="utf8")
+    site_build = importlib.util.spec_from_file_location("gatherbook_site_build", ROOT / "book" / "build.py")
+    module = importlib.util.module_from_spec(site_build)
+    site_build.loader.exec_module(module)
+    assert module.link_pdfs(site) == 2 * len(CODES)
+    assert sh.link_problems(site, ["en/book/en/intro.html"]) == []
+    assert "make pdf" in page.read_text(encoding="utf8") and "<a " not in page.read_text(encoding="utf8")
+    for n in (pdf_build.BOOK_PDF, pdf_build.CHEATSHEET_PDF):
+        for c in CODES:
+            (out / n.format(code=c)).write_bytes(b"%PDF-1.4")
+    pdf_build.publish(out, site, CODES)
+    assert page.read_text(encoding="utf8") == before
+    assert sh.link_problems(site, ["en/book/en/intro.html"]) == []
+
+
 # ---------------------------------------------------------------------------------------------
 # The route, on fixture pages
 # ---------------------------------------------------------------------------------------------

@@ -353,7 +353,10 @@ def test_run_page_offers_everything_needed_as_one_zip(site, edition):
 
 
 def test_the_build_ends_with_where_the_book_is(site):
-    """jieba's start-up lines ("Building prefix dict ...") no longer interleave with the build's output."""
+    """jieba's start-up lines ("Building prefix dict ...") no longer interleave with the build's
+    output, and the only place it names is where the book is."""
     log = site["log"]
     assert "prefix dict" not in log.lower() and "Loading model cost" not in log, log[-2000:]
     assert log.strip().splitlines()[-1].startswith("The book is built."), log[-500:]
+    # Jupyter Book's banner named an intermediate folder (_build/editions/<code>/_build/html)
+    assert "Your book's HTML pages are here" not in log and "/_build/html/index.html" not in log, log[-3000:]
