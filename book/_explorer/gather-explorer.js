@@ -145,7 +145,7 @@
   // The words come with the page, in its language: data-words, from book/words/<code>.yml
   // (explorer:). The ones below take values: "size of dim {d}".
   const PLACES = {size: ["d"], edit: ["name"], cell: ["name", "v"], range: ["v", "d", "s"],
-                  rangeScatter: ["v", "d", "s"], writtenTwice: ["cells"]};
+                  rangeScatter: ["v", "d", "s"], writtenTwice: ["cells"], notWhole: ["v"]};
   function wordsOf(root) {
     const words = JSON.parse(root.dataset.words || "{}");
     for (const [key, names] of Object.entries(PLACES)) {
@@ -261,8 +261,17 @@
       minus.addEventListener("click", () => this.step(-1));
       plus.addEventListener("click", () => this.step(1));
       this.editInput.addEventListener("input", () => {
-        const v = parseInt(this.editInput.value, 10);
-        if (Number.isInteger(v) && this.selected() !== null) this.setEntry(this.selected(), v, false);
+        // a number that is not whole (2.5) is not rounded: PyTorch refuses a float index, and so
+        // does the explorer (it silently made 2.5 a 2)
+        const raw = this.editInput.value.trim();
+        const v = Number(raw);
+        this.notWhole = raw !== "" && Number.isFinite(v) && !Number.isInteger(v) ? raw : null;
+        this.editInput.toggleAttribute("aria-invalid", this.notWhole !== null);
+        if (this.notWhole === null && raw !== "" && Number.isInteger(v) && this.selected() !== null) {
+          this.setEntry(this.selected(), v, false);
+        } else if (this.notWhole !== null) {
+          this.render(false);
+        }
       });
       this.formula = el("p", {class: "gx-formula", "aria-live": "polite"}, root);
       this.result = el("div", {class: "gx-result", "aria-live": "polite"}, root);
@@ -366,6 +375,8 @@
     }
 
     setEntry(k, v, refocus) {
+      if (this.notWhole !== null && this.editInput) this.editInput.removeAttribute("aria-invalid");
+      this.notWhole = null;
       this.state.index[k] = Math.max(-MAX_VALUE, Math.min(MAX_VALUE, v));
       this.focus = k;
       this.render(refocus);
@@ -420,8 +431,11 @@
       const scatter = st.op === "scatter";
       const xvalues = [...Array(prod(st.inputShape)).keys()].map((k) => 10 * k);
       const svalues = [...Array(prod(st.indexShape)).keys()].map((k) => 10 * (k + 1));
-      const r = compute({op: st.op, inputShape: st.inputShape, dim: st.dim, indexShape: st.indexShape,
-        index: st.index, input: xvalues, src: svalues});
+      const r = this.notWhole === null || this.notWhole === undefined
+        ? compute({op: st.op, inputShape: st.inputShape, dim: st.dim, indexShape: st.indexShape,
+                   index: st.index, input: xvalues, src: svalues})
+        // what torch says of a float index (the dtype is checked before any value)
+        : {ok: false, stage: "dtype", type: "RuntimeError", message: `${st.op}(): Expected dtype int32/int64 for index`};
       this.last = r;
       // colour ids: every cell read (gather) or written (scatter) gets one, in row-major order
       const linked = r.links && (r.ok || r.stage === "value") ? r.links : null;
@@ -461,6 +475,7 @@
       }
       const notes = [];
       if (prod(st.indexShape) === 0) notes.push(this.t.emptyNote);
+      if (this.notWhole !== null && this.notWhole !== undefined) notes.push(this.t.notWhole(this.notWhole));
       if (scatter && r.ok) {
         const twice = r.writes.map((w, s) => (w.length > 1 ? cellName("out", posOf(s, r.shape)) : null)).filter(Boolean);
         if (twice.length) notes.push(this.t.writtenTwice(twice.join(", ")));

@@ -5,7 +5,8 @@
  *   section of the page in English and in Chinese; book/ext/gatherbook_sphinx/editions.py).
  * - The words of the search that led to the page are highlighted.
  * - Folded deep-dive sections (details.deep-dive-fold) open when the address's #id or a
- *   highlighted search word lies inside one, and every fold (deep-dives, predict answers) is
+ *   highlighted search word lies inside one, or the language switch came from inside an open one
+ *   (?fold=1), and every fold (deep-dives, predict answers) is
  *   open while the page prints (book/ext/gatherbook_sphinx/deepdives.py).
  * - A button's tooltip goes away after a click (Bootstrap shows it on hover and focus; after a
  *   tap on a touch screen the colour-mode tooltip stayed on screen).
@@ -21,6 +22,8 @@
 "use strict";
 (() => {
   const SECTION_IDS = /^gb-[se]\d+$/;  // sections, and exercises (gb-e3: the page's third)
+  const FOLDS = "details.deep-dive-fold";
+  const OPEN_PARAM = "fold";  // ?fold=1: the deep-dive at the address's #id was open (the switch)
   const HEADER_OFFSET = 80;  // px hidden under the theme's sticky header
 
   // The position id of the section the reader is in: the last section whose start is above
@@ -45,6 +48,12 @@
       const id = sectionInView();
       const url = new URL(link.href, location.href);
       url.hash = id ? "#" + id : "";
+      // a deep-dive read with its fold open stays open in the other language (the position id
+      // of a deep-dive is its heading's, outside the fold): the address says so
+      const dive = id && document.getElementById(id) && document.getElementById(id).closest("section.deep-dive");
+      const fold = dive && dive.querySelector(":scope > " + FOLDS);
+      if (fold && fold.open) url.searchParams.set(OPEN_PARAM, "1");
+      else url.searchParams.delete(OPEN_PARAM);
       link.href = url.toString();
     }
     const button = event.target.closest && event.target.closest("[data-bs-toggle='tooltip']");
@@ -77,7 +86,7 @@
       () => openFoldsAround(document.querySelectorAll("span.highlighted")), ms));
   });
 
-  const FOLDS = "details.deep-dive-fold";
+
 
   // Open every deep-dive fold that holds one of `elements` (and the one a section's heading
   // starts, when the element is that section).
@@ -95,8 +104,9 @@
     let target = null;
     try { target = document.getElementById(decodeURIComponent(location.hash.slice(1))); } catch (e) { return; }
     if (!target) return;
-    const folded = target.closest(FOLDS + ":not([open])") || target.matches("section.deep-dive");
-    openFoldsAround([target]);
+    const dive = new URLSearchParams(location.search).has(OPEN_PARAM) && target.closest("section.deep-dive");
+    const folded = target.closest(FOLDS + ":not([open])") || target.matches("section.deep-dive") || dive;
+    openFoldsAround([dive || target]);
     if (folded) target.scrollIntoView();  // the fold was closed when the browser scrolled to it
   }
   document.addEventListener("DOMContentLoaded", openFoldAtHash);

@@ -264,6 +264,24 @@ def test_editing_an_index_entry_redraws_the_output(visit):
     assert not v.problems(), v.problems()
 
 
+def test_a_float_index_is_refused_as_torch_refuses_it(visit):
+    """2.5 typed into the editor's field is not made a 2 (it silently was, issue 38): the result
+    is torch's error for a float index, a note says why, and a whole number clears it."""
+    v = visit("en")
+    page = v.page
+    page.locator("[data-index-cell='0']").click()
+    before = page.get_attribute("[data-index-cell='0']", "aria-valuenow")
+    page.fill(".gx-edit", "2.5")
+    assert "RuntimeError: gather(): Expected dtype int32/int64 for index" in page.inner_text(".gx-result")
+    assert "2.5 is not a whole number" in page.inner_text(".gx-note")
+    assert page.get_attribute("[data-index-cell='0']", "aria-valuenow") == before, "2.5 changed the entry"
+    assert page.get_attribute(".gx-edit", "aria-invalid") is not None
+    page.fill(".gx-edit", "2")
+    assert page.get_attribute("[data-index-cell='0']", "aria-valuenow") == "2"
+    assert "Expected dtype" not in page.inner_text(".gx-result") and page.is_hidden(".gx-note")
+    assert not v.problems(), v.problems()
+
+
 def test_shape_controls_and_scatter(visit):
     v = visit("en")
     page = v.page

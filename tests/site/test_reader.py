@@ -360,3 +360,33 @@ def test_the_build_ends_with_where_the_book_is(site):
     assert log.strip().splitlines()[-1].startswith("The book is built."), log[-500:]
     # Jupyter Book's banner named an intermediate folder (_build/editions/<code>/_build/html)
     assert "Your book's HTML pages are here" not in log and "/_build/html/index.html" not in log, log[-3000:]
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_language_switch_from_inside_an_open_deep_dive_keeps_it_open(base_url, contexts, edition):
+    """A reader inside an open deep-dive who switches language lands on the same deep-dive,
+    open, with its heading in view (it landed there folded: issue 38)."""
+    from survey import SCROLL_INTO_JS, open_page
+
+    path = f"{edition}/notebooks/{edition}/01_gather_basics.html"
+    page, watch = open_page(contexts(), base_url + path)
+    try:
+        dive = page.evaluate("""() => { const s = document.querySelector('article section.deep-dive');
+            s.querySelector('details.deep-dive-fold').open = true;
+            return s.querySelector(':scope > span[id^="gb-s"]').id; }""")
+        page.evaluate(SCROLL_INTO_JS, [dive, 150])
+        box = page.locator("a.gatherbook-language-switch").bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        other = sh.other_edition(path)
+        page.wait_for_url(lambda url: url.split("?")[0].split("#")[0] == base_url + other, wait_until="load")
+        page.wait_for_timeout(300)
+        landed = page.evaluate("""(id) => { const e = document.getElementById(id);
+            const fold = e && e.closest('section.deep-dive').querySelector(':scope > details.deep-dive-fold');
+            return {open: !!(fold && fold.open), top: e ? e.closest('section').getBoundingClientRect().top : null}; }""",
+                               dive)
+        url = page.url
+    finally:
+        page.close()
+    assert url.endswith("#" + dive), f"landed at {url}, not #{dive}"
+    assert landed["open"], f"{other}#{dive}: the deep-dive is folded"
+    assert landed["top"] is not None and -10 < landed["top"] < 400, f"the deep-dive's heading at {landed['top']} px"
