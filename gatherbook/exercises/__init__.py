@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import torch
 
 from gatherbook.exercises import messages
-from gatherbook.exercises.checker import CheckResult, run
+from gatherbook.exercises.checker import CheckResult, changed, run
 from gatherbook.exercises.declaration import Exercise, Mistake, Rule, Wrong, exercise, load, pages
 from gatherbook.exercises.words import of, table, text
 from gatherbook.runtime import resolve
@@ -75,10 +75,13 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
         ValueError: ``name`` is not an exercise (the message lists the valid names), or ``lang``
             is not a language of the book.
         TypeError: ``fn`` is not callable.
+        RuntimeError: a notebook cell replaced part of the checker (restart the kernel).
 
     Introduced in Chapter 1.
     """
     lang = resolve(lang)
+    if replaced := changed():
+        raise RuntimeError(text(lang, "error.checker_changed", names=", ".join(replaced)))
     ex = get(name, lang=lang)
     if not callable(fn):
         extra = text(lang, "error.tensor_shape", shape=messages.shape(fn)) if isinstance(fn, torch.Tensor) else ""

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import inspect
 import io
 import signal
+import sys
+import sysconfig
 import threading
 import warnings
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import torch
 from torch.overrides import TorchFunctionMode
 
 from gatherbook.exercises import guard
-from gatherbook.exercises.declaration import Case, Exercise
+from gatherbook.exercises.declaration import Case, Exercise, checking
 from gatherbook.exercises.messages import scalar, shape, type_name
 
 #: Faults of an answer whose values may be right; a declared mistake with the same fault is named.
@@ -370,7 +374,31 @@ def _rows_seen(fn: Callable[..., Any], case: Case) -> int | None:
 # --- running an exercise ----------------------------------------------------------------------
 
 class _TimeUp(BaseException):
-    """Raised into a check that ran past its time limit (not an Exception: answers cannot catch it)."""
+    """Raised into a check that ran past its time limit (not an Exception: ``except Exception``
+    does not catch it; a bare ``except:`` that does is stopped again at its next line)."""
+
+
+#: code that is not the reader's: the package, the standard library, the installed packages
+_NOT_READERS = tuple(str(Path(p).resolve()) for p in {Path(__file__).parents[1], *(
+    sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))})
+
+
+def _readers(filename: str) -> bool:
+    """Whether code from ``filename`` is the reader's: a notebook cell (IPython names it
+    ``<ipython-input-...>`` or by a file of its own) or a file outside the package and the
+    installed code (not ``<string>``: a dataclass's generated ``__init__`` is named so)."""
+    if filename.startswith("<"):
+        return filename.startswith("<ipython-input")
+    return not str(Path(filename).resolve()).startswith(_NOT_READERS)
+
+
+def _stop_readers_code(frame, event, arg):
+    """The trace function set once the time is up: every line of the reader's code raises
+    :class:`_TimeUp` again, so an answer that swallows it (``except: pass``) in a loop is stopped
+    at its next line; the checker's own code (its ``finally`` clauses) runs on."""
+    if event == "line" and _readers(frame.f_code.co_filename):
+        raise _TimeUp
+    return _stop_readers_code
 
 
 @contextlib.contextmanager
@@ -384,8 +412,14 @@ def _isolated(limit: float):
              torch.get_rng_state(), torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None)
     buffer = io.StringIO()
     timer = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    tracing, traced = sys.gettrace(), []  # a debugger's trace function, and the frames given ours
     if timer:
         def _stop(signum, frame):
+            sys.settrace(_stop_readers_code)  # the frames to come
+            while frame is not None:  # and those running now
+                traced.append((frame, frame.f_trace, frame.f_trace_lines))
+                frame.f_trace, frame.f_trace_lines = _stop_readers_code, True
+                frame = frame.f_back
             raise _TimeUp
 
         previous = signal.signal(signal.SIGALRM, _stop)
@@ -398,6 +432,9 @@ def _isolated(limit: float):
         if timer:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            sys.settrace(tracing)
+            for frame, trace, lines in traced:
+                frame.f_trace, frame.f_trace_lines = trace, lines
         grad, dtype, det, warn_only, anomaly, rng, cuda_rng = saved
         torch.set_grad_enabled(grad)
         torch.set_default_dtype(dtype)
@@ -576,7 +613,7 @@ class _Run:
 def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn`` against ``ex`` in isolation: the facts, without a message (see ``run_check``)."""
     job = _Run(ex, fn)
-    with _isolated(ex.time_limit) as printed:
+    with _isolated(ex.time_limit) as printed, checking():
         try:
             result = job.verdict()
         except _TimeUp:
@@ -584,3 +621,18 @@ def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
                                  inputs=job.cases[job.k - 1] if job.k else None)
     lines = printed.getvalue().splitlines()
     return replace(result, printed=tuple(lines[:PRINTED_LINES]), n_printed=len(lines))
+
+
+def _as_imported() -> dict[str, Any]:
+    """The checker's functions and classes as this module defined them (and the guard's)."""
+    own = {f"checker.{n}": v for n, v in globals().items()
+           if getattr(v, "__module__", None) == __name__ and (inspect.isfunction(v) or inspect.isclass(v))}
+    return own | {f"guard.{n}": v for n, v in vars(guard).items()
+                  if getattr(v, "__module__", None) == guard.__name__ and (inspect.isfunction(v) or inspect.isclass(v))}
+
+
+def changed(*, _first: dict[str, Any] = _as_imported()) -> list[str]:
+    """The checker's names that a notebook cell replaced since the package was imported (a check
+    whose comparison was replaced would pass anything): the front-end refuses to check then."""
+    now = _as_imported()
+    return sorted(n for n, v in _first.items() if now.get(n) is not v)

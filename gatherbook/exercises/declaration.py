@@ -14,6 +14,7 @@ so a chapter's check never imports the Practice declarations (nor hypothesis).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 from dataclasses import dataclass, field
@@ -138,6 +139,18 @@ def exercise(**fields: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]
 
 _REGISTRY: dict[str, Exercise] = {}
 _LOADED: dict[str, list] = {}  # part -> its modules, loaded
+_CHECKING: list[bool] = []     # a check is running: an answer may not read the declarations
+
+
+@contextlib.contextmanager
+def checking():
+    """While a check runs, :func:`load` (and so ``gb.get``, ``gb.title`` ...) refuses: the answer
+    being checked cannot read its exercise's reference that way."""
+    _CHECKING.append(True)
+    try:
+        yield
+    finally:
+        _CHECKING.pop()
 
 
 def _validate(part: str, module: Any) -> None:
@@ -158,7 +171,16 @@ def _validate(part: str, module: Any) -> None:
 
 
 def load(part: str | None = None) -> dict[str, Exercise]:
-    """The exercises declared so far, after importing ``part``'s modules (every part's: ``None``)."""
+    """The exercises declared so far, after importing ``part``'s modules (every part's: ``None``).
+
+    Raises:
+        RuntimeError: called while a check runs (from inside the answer being checked).
+    """
+    if _CHECKING:
+        from gatherbook.exercises.words import text
+        from gatherbook.runtime import resolve
+
+        raise RuntimeError(text(resolve(None), "error.inside_answer"))
     for p in PARTS if part is None else [part]:
         if p in PARTS and p not in _LOADED:
             modules = [importlib.import_module(f"gatherbook.exercises.{m}") for m in PARTS[p]]

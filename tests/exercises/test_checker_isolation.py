@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
 
+import pytest
 import torch
 
 from gatherbook import exercises
@@ -77,6 +79,23 @@ def test_a_check_that_runs_too_long_is_stopped_with_a_clear_message():
     assert "stopped after 0.3 s on case 1" in text and "too long" in text
 
 
+def test_an_answer_that_swallows_every_exception_is_stopped_too():
+    """A bare ``except:`` catches the time-up exception; the reader's next line raises it again."""
+    def stubborn(x, idx):
+        while True:
+            try:
+                time.sleep(0.01)
+            except:  # noqa: E722 - the point of the test
+                pass
+
+    ex = dataclasses.replace(get("ch1.pick_per_row"), time_limit=0.3)
+    started = time.monotonic()
+    r = run(ex, stubborn)
+    assert time.monotonic() - started < 5 and (r.status, r.case) == ("timeout", 1)
+    assert sys.gettrace() is None or sys.gettrace() is not None and "stop_readers" not in repr(sys.gettrace())
+    assert run_check("ch1.pick_per_row", get("ch1.pick_per_row").reference, lang="en").passed  # the next check runs
+
+
 def test_not_implemented_from_inside_torch_is_an_error_not_a_stub():
     def sparse(x, idx):
         return x.to_sparse().gather(1, idx.unsqueeze(1)).squeeze(1)
@@ -145,3 +164,21 @@ def test_a_hint_needs_the_mistake_on_every_case():
     r = run_check(ex.name, once, lang="en")
     assert not r.passed and r.hint_key != "wrong_dim", r.message
     assert run_check(ex.name, wrong_dim, lang="en").hint_key == "wrong_dim"
+
+
+def test_a_replaced_comparison_is_noticed_by_the_next_check(monkeypatch):
+    from gatherbook.exercises import checker
+
+    monkeypatch.setattr(checker, "_compare", lambda ex, expected, got: (None, {}, None))  # "everything is right"
+    with pytest.raises(RuntimeError, match=r"checker\._compare is not the book's\): restart the kernel"):
+        run_check("ch1.pick_per_row", lambda x, idx: x, lang="en")
+    with pytest.raises(RuntimeError, match="重启内核"):
+        run_check("ch1.pick_per_row", lambda x, idx: x, lang="zh")
+
+
+def test_an_answer_cannot_read_its_reference_through_the_book():
+    def peeking(x, idx):
+        return get("ch1.pick_per_row").reference(x, idx)
+
+    r = run_check("ch1.pick_per_row", peeking, lang="en")
+    assert (r.status, r.kind) == ("raised", "exception") and "from inside the answer" in r.message, r.message

@@ -221,7 +221,8 @@ def test_wrong_dtype_and_wrong_type_fail():
     r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).tolist(), lang="en")
     assert r.kind == "type" and "type: expected a torch.Tensor, got list" in r.message
     assert r.hint_key == "generic.list" and "got: list [2, 10, 21]" in r.message and "`.tolist()`" in r.message
-    r = run_check("ch1.unshuffle", lambda s, p: get("ch1.unshuffle").reference(s, p).bfloat16(), lang="en")
+    unshuffle = get("ch1.unshuffle").reference
+    r = run_check("ch1.unshuffle", lambda s, p: unshuffle(s, p).bfloat16(), lang="en")
     assert r.kind == "dtype" and "got torch.bfloat16" in r.message and "[[ 0.0,  1.0,  2.0," in r.message
     r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).numpy(), lang="en")
     assert r.kind == "type" and "got numpy.ndarray" in r.message and r.hint_key == "generic.numpy"
