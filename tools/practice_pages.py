@@ -112,8 +112,11 @@ def _width(line: str) -> int:
 
 
 def page_title(number: str, lang: str) -> str:
-    """``"Practice 4b: Ragged batches and Mixture of Experts"``, in ``lang``."""
-    return words(lang)["page_title"].format(number=number, title=E.page_title(number, lang))
+    """``"Practice 4b: Ragged batches and Mixture of Experts"``, in ``lang``: the page's own title,
+    or its level's."""
+    w = words(lang)
+    title = w["page_titles"].get(number) or w["levels"][int(number[0])]
+    return w["page_title"].format(number=number, title=title)
 
 
 def shapes(signature: str, lang: str) -> str:

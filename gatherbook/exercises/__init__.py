@@ -22,7 +22,7 @@ import torch
 from gatherbook.exercises import messages
 from gatherbook.exercises.checker import CheckResult, changed, run
 from gatherbook.exercises.declaration import Exercise, Mistake, Rule, Wrong, exercise, load, pages
-from gatherbook.exercises.words import of, table, text
+from gatherbook.exercises.words import of, text
 from gatherbook.runtime import resolve
 
 if TYPE_CHECKING:
@@ -178,16 +178,10 @@ def board(*, lang: str | None = None) -> None:
              + (text(lang, "board.tried", tried=tried) if tried else "")]
     marks = {"solved": "✔", "tried": "✘"}
     for number, _, _, page in ladder:
-        lines.append(text(lang, "board.page", number=number, title=page_title(number, lang)))
+        lines.append(text(lang, "board.page", number=number))  # its title is in the contents beside
         lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{n.split('.', 1)[1]}" for n in page))
     lines.append(text(lang, "board.legend"))
     print(messages.fit("\n".join(lines)))
-
-
-def page_title(number: str, lang: str) -> str:
-    """The title of page ``number`` of the ladder (``"4b"``): its own, or its level's."""
-    practice = table(lang)["practice"]
-    return practice["page_titles"].get(number) or practice["levels"][int(number[0])]
 
 
 def reset_board() -> None:
