@@ -31,7 +31,8 @@ def test_labels_in_the_language_numbered_as_on_the_site_and_fences_restored():
     nb = {"cells": [md("引言"), md(EXERCISE), md(SOLUTION), md(END)]}
     assert with_lab_labels(nb, ["5.1"], table("zh")) == 3
     assert [c["source"] for c in nb["cells"]] == [
-        "引言", "**练习 5.1（独热目标）**\n\n写出 `one_hot`。", "练习 5.1（独热目标）的解答\n\n从全零张量出发。", "<!-- solution-end -->\n"]
+        "引言", "**练习 5.1（独热目标）**\n\n写出 `one_hot`。", "练习 5.1（独热目标）的解答\n\n<details class=\"gb-solution\"><summary>▸ 思路（点击展开）</summary>\n\n从全零张量出发。\n\n</details>",
+        "<!-- solution-end -->\n"]  # the explanation folded: it stays folded after Run All (issue 38)
     assert [fenced_source(c) for c in nb["cells"]] == ["引言", EXERCISE, SOLUTION, END]
     assert with_lab_labels(nb, ["5.1"], table("zh")) == 0  # idempotent
     site_version(nb)

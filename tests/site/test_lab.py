@@ -1,6 +1,7 @@
 """Chapter 1 in JupyterLab, in English and in Chinese, as `make lab` opens it: the book's notes,
 warnings and math render (jupyterlab-myst), no MyST markup shows as raw text, no directive only
-the site knows shows as an error, and solution cells start collapsed. JupyterLab's checkpoints go
+the site knows shows as an error, solution cells start collapsed, and after Run All the solutions'
+explanations are still folded. JupyterLab's checkpoints go
 to a temporary folder, never into the source tree.
 
 Starts `make lab`'s command (read from the Makefile) headless, without a token, on a free port of
@@ -31,6 +32,7 @@ CHAPTERS = ["en/01_gather_basics.ipynb", "zh/01_gather_basics.ipynb"]
 # what jupyterlab-myst writes where it meets a directive or role it does not know
 UNKNOWN = re.compile(r"Unknown (Directive|Role|directive|role)")
 START_SECONDS = 60  # the server answers in ~7 s on a quiet 2-core machine
+RUN_ALL_SECONDS = 240  # chapter 1 run in JupyterLab's kernel, on a busy machine
 # MyST markup that must not reach the reader as text
 RAW_MYST = re.compile(r":::\{|````\{|```\{|\{download\}|^:label:|^:class: dropdown", re.M)
 
@@ -137,9 +139,38 @@ def chapter_in_lab(lab, browser, request):
         SCREENSHOT = ROOT / "_build" / "screenshots"
         SCREENSHOT.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOT / f"lab-chapter1-{CHAPTER.split('/')[0]}.png"))
+        # Run All, as a reader does (the menu's "Run All Cells"), until every code cell has run
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+        try:
+            page.wait_for_function("""() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
+                .every(p => p.textContent === '' || /\[\d+\]/.test(p.textContent))""",  # (a hidden cell's is empty)
+                timeout=RUN_ALL_SECONDS * 1000)
+        except Exception:
+            page.screenshot(path=str(SCREENSHOT / f"lab-chapter1-run-all-{CHAPTER.split('/')[0]}-stuck.png"))
+            prompts = page.eval_on_selector_all(".jp-Notebook .jp-CodeCell .jp-InputPrompt", "ps => ps.map(p => p.textContent)")
+            pytest.fail(f"Run All did not finish in {RUN_ALL_SECONDS} s: prompts {prompts}", pytrace=False)
+        page.wait_for_timeout(1000)
+        after = page.evaluate(AFTER_RUN_JS)
+        page.screenshot(path=str(SCREENSHOT / f"lab-chapter1-run-all-{CHAPTER.split('/')[0]}.png"))
     finally:
         context.close()
-    return {"notebook": notebook, "cells": cells, "outside": outside, "chapter": CHAPTER}
+    return {"notebook": notebook, "cells": cells, "outside": outside, "chapter": CHAPTER, "after": after}
+
+
+# After Run All, per cell: the words it shows (drawn, outside a closed fold), whether its source
+# editor or placeholder shows, and its <details> folds (open or not)
+AFTER_RUN_JS = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].map(c => {
+  const shown = (e) => e.checkVisibility ? e.checkVisibility() : e.offsetParent !== null;
+  const walk = document.createTreeWalker(c, NodeFilter.SHOW_TEXT);
+  const words = [];
+  for (let n = walk.nextNode(); n; n = walk.nextNode())
+    if (n.data.trim() && shown(n.parentElement) && !n.parentElement.closest('details:not([open]) > :not(summary)')
+        && !n.parentElement.closest('.jp-InputPrompt, .jp-OutputPrompt')) words.push(n.data.trim());
+  const editor = c.querySelector('.jp-InputArea-editor');
+  return {text: words.join(' '), editor: !!editor && shown(editor),
+          folds: [...c.querySelectorAll('details')].map(d => d.open)};
+})"""
 
 
 def test_lab_renders_the_books_markup(chapter_in_lab):
@@ -195,3 +226,31 @@ def test_lab_shows_no_unknown_directive(chapter_in_lab):
 def test_lab_leaves_no_checkpoints_in_the_source_tree(chapter_in_lab):
     left = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "notebooks").rglob(".ipynb_checkpoints"))
     assert not left, left
+
+
+def test_lab_solutions_stay_folded_after_run_all(chapter_in_lab):
+    """After Run All, each solution's explanation is still folded (JupyterLab shows a hidden
+    markdown cell again when it runs it: every explanation lay open under its check, issue 38):
+    its cell shows its label and the fold's line, not the explanation's words; its code stays
+    hidden."""
+    nb = chapter_in_lab["notebook"]["cells"]
+    after = chapter_in_lab["after"]
+    starts = [i for i, c in enumerate(nb) if c["cell_type"] == "markdown"
+              and "{solution-start}" in ((c.get("metadata", {}).get("gatherbook") or {}).get("lab") or {}).get("header", "")]
+    assert starts, f"{chapter_in_lab['chapter']} has no solutions: this test checks nothing"
+    problems = []
+    for i in starts:
+        source = "".join(nb[i]["source"])
+        body = re.sub(r"<[^>]+>", " ", source.split("</summary>", 1)[-1])
+        label = source.split("\n", 1)[0]  # (its words show: they name the solution)
+        words = [w for w in re.findall(r"[A-Za-z]{6,}|[\u4e00-\u9fff]{4,}", body) if w not in label][:3]
+        if after[i]["folds"] != [False]:
+            problems.append(f"cell {i}: its folds after Run All: {after[i]['folds']}")
+        shown = [w for w in words if w in after[i]["text"]]
+        if shown:
+            problems.append(f"cell {i}: the explanation shows after Run All ({shown})")
+    code = [i for i, c in enumerate(nb) if c["cell_type"] == "code"
+            and c.get("metadata", {}).get("jupyter", {}).get("source_hidden") and after[i]["editor"]]
+    if code:
+        problems.append(f"solution code shown after Run All in cells {code}")
+    assert not problems, "\n".join(problems)

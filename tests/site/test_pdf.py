@@ -280,6 +280,55 @@ def test_the_pages_link_a_pdf_only_once_it_is_there(tmp_path):
     assert sh.link_problems(site, ["en/book/en/intro.html"]) == []
 
 
+PAPER = """<html><body><article><section id="ch"><h1>Chapter</h1>
+<p>{screen}</p><p>{pointer}</p>
+<div class="exercise admonition" id="ex1"><p class="admonition-title">Exercise 1.1</p></div>
+<div class="cell"><div class="cell_output"><pre>… ch1.first not attempted yet: the stub raises</pre></div></div>
+<div class="solution dropdown admonition" id="sol1"><p class="admonition-title">Solution 1.1</p>
+<p>SOLUTIONONE</p></div>
+<div class="exercise admonition" id="ex2"><p class="admonition-title">Exercise 1.2</p></div>
+<div class="solution dropdown admonition" id="sol2"><p>SOLUTIONTWO</p></div>
+<section id="summary"><h2>Summary</h2><p>SUMMARYTEXT</p></section>
+</section></article></body></html>"""
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_a_chapter_on_paper_gathers_its_solutions_and_says_nothing_of_screens(code):
+    """Solutions go to the chapter's end under their heading (45 printed pages held an exercise
+    and its solution together), the screen's sentences are written for paper, and a stub's "not
+    attempted yet" check output is left out (issue 38); the cover names the authors once."""
+    from bs4 import BeautifulSoup
+
+    said = pdf_build.words(code)
+    screen = next(s for s, p in said["paper"] if p)
+    pointer = next(s for s, p in said["paper"] if not p)
+    soup = BeautifulSoup(PAPER.format(screen=screen, pointer=pointer + " and more words"), "html.parser")
+    chapter = pdf_build.for_paper(soup.find("section").extract(), said)  # cut out, as assemble() does
+    blocks = [c for c in chapter.find_all(recursive=False) if c.name]
+    assert [b.get("id") or b.get("class", [""])[0] for b in blocks][-3:] == ["ex2", "summary", "print-solutions"]
+    gathered = blocks[-1]
+    assert gathered.h2.get_text() == said["solutions"]
+    assert [d["id"] for d in gathered.select("div.solution")] == ["sol1", "sol2"]
+    text = chapter.get_text(" ")
+    assert screen not in text and dict(said["paper"])[screen] in text
+    assert pointer not in text and "not attempted" not in text
+    assert text.index("SUMMARYTEXT") < text.index("SOLUTIONONE") < text.index("SOLUTIONTWO")
+    credit = pdf_build.cover_credit(said)
+    assert credit.count(said["author"]) == 1 and str(said["copyright"]) in credit
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_the_screens_words_are_in_the_book(code):
+    """Each sentence the print rewrites is still in the book's pages (else the table is stale)."""
+    said = pdf_build.words(code)
+    pages = [*(ROOT / "notebooks" / code).glob("*.ipynb"), *(ROOT / "book" / code).glob("*.md"),
+             ROOT / "gatherbook" / "puzzles" / "_notebooks.py"]
+    text = " ".join(" ".join(p.read_text(encoding="utf8").replace("\\n", " ").split()) for p in pages if p.is_file())
+    text = re.sub(r"[`*]", "", text)
+    missing = [screen for screen, _ in said["paper"] if screen not in text]
+    assert not missing, f"{code}: print.paper rewrites words no page has: {missing}"
+
+
 # ---------------------------------------------------------------------------------------------
 # The route, on fixture pages
 # ---------------------------------------------------------------------------------------------

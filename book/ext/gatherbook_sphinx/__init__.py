@@ -71,6 +71,7 @@ def setup(app):
     app.connect("config-inited", mathjax.set_path)
     app.connect("builder-inited", workarounds.quiet_jieba)
     app.connect("builder-inited", codelines.use_line_formatter)
+    app.connect("builder-inited", workarounds.html_handlers_for_singlehtml)  # the print's build
     app.connect("builder-inited", editions.read_other_tocs)
     app.connect("builder-inited", downloads.write_downloads)
     app.connect("source-read", notebooks.site_sources)

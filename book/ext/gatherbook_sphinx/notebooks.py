@@ -106,11 +106,16 @@ def site_sources(app, docname: str, source: list) -> None:
 #     Write `one_hot(...)` ...
 #     ````
 #
-# The text under the label stays the cell's source (edit it there); :func:`site_version` puts the
+# The text under the label stays the cell's source (edit it there); a solution's text is folded
+# under a <details> line (LAB_FOLD: it stays folded after Run All). :func:`site_version` puts the
 # fences back for the site. A cell written with its fences (a new exercise) is turned into this
 # form by ``tools/notebooks.py labels``, which is idempotent.
 
 LAB = "lab"
+# A solution's explanation in JupyterLab, folded under a line that says what it is: JupyterLab
+# shows a cell whose source is hidden again when it runs a markdown cell, so after Run All every
+# explanation lay open under its check (issue 38); a <details> stays closed when it renders.
+LAB_FOLD = ("\n<details class=\"gb-solution\"><summary>{summary}</summary>\n", "\n\n</details>")
 SOLUTION_END = "<!-- solution-end -->"
 LABELLED = ("exercise", "solution-start", "solution-end")
 _FENCE = re.compile(r"\A(?P<fence>`{3,}|:{3,})\{(?P<kind>exercise|solution-start|solution-end)\}[ \t]*"
@@ -139,6 +144,9 @@ def fenced_source(cell: dict) -> str:
         if not src.startswith(label + "\n"):
             return src
         src = src[len(label) + 1:]
+    opening, closing = meta.get("open", ""), meta.get("close", "")
+    if opening and src.startswith(opening) and src.endswith(closing):  # a solution's fold (LAB_FOLD)
+        src = src[len(opening):len(src) - len(closing)]
     return meta.get("header", "") + src + meta.get("footer", "")
 
 
@@ -208,8 +216,12 @@ def with_lab_labels(nb: dict, numbers: list[str], words: dict) -> int:
             text = _title(words, kind, number, title)
         else:  # solution-end: nothing to show, but a cell JupyterLab renders (an empty one it edits)
             text = SOLUTION_END
-        new_src = (text + "\n" + body) if text else body
         meta = {"header": header, "footer": footer, "label": text}
+        if kind == "solution-start" and body.strip():
+            opening, closing = LAB_FOLD
+            meta.update(open=opening.format(summary=words["lab_solution_fold"]), close=closing)
+            body = meta["open"] + body + closing
+        new_src = (text + "\n" + body) if text else body
         if _source(cell) != new_src or lab_meta(cell) != meta:
             changed += 1
         cell["source"] = new_src

@@ -113,3 +113,18 @@ def prune_unused_static(app, exception) -> None:
                 shutil.rmtree(path)
             elif path.is_file():
                 path.unlink()
+
+
+def html_handlers_for_singlehtml(app) -> None:
+    """``builder-inited`` (the print's ``singlehtml`` build, book/pdf/build.py): Sphinx 7.4 looks
+    up node handlers under the builder's name and only falls back to its format when that name
+    has none; sphinx-exercise 1.2.1 registers ``singlehtml`` handlers, so every node that other
+    extensions register for ``html`` only (myst-nb's, sphinx-jupyterbook-latex's
+    ``HiddenCellNode``) would be unknown to ``singlehtml``. Give ``singlehtml`` the ``html``
+    handlers it lacks. (It was the print's own extension, book/pdf/gatherbook_print.py: issue 34.)"""
+    if app.builder.name != "singlehtml":
+        return
+    handlers = app.registry.translation_handlers
+    single = handlers.setdefault("singlehtml", {})
+    for name, pair in handlers.get("html", {}).items():
+        single.setdefault(name, pair)
