@@ -188,6 +188,12 @@ def _keep_mask(logits, p):
     return ~top_p_remove(logits, p)
 
 
+def _top_removed_too(logits, p):  # without "the most likely token is always kept"
+    sorted_logits, order = logits.sort(dim=-1, descending=True)
+    probs = sorted_logits.softmax(-1)
+    return torch.zeros_like(probs, dtype=torch.bool).scatter(-1, order, probs.cumsum(-1) - probs >= p)
+
+
 def _top_p_random(g: torch.Generator):
     B = _int(g, 1, 4)
     V = B + _int(g, 1, 6)  # V != B
@@ -228,6 +234,7 @@ def _top_p_loop(logits, p):
         (torch.tensor([[0.5, -0.3, 2.0], [-1.0, 1.5, 0.2]]), 0.6),      # B = 2
         (torch.tensor([[0.0, 4.0, 1.0, -2.0]]), 0.3),                   # only the top token stays
         (torch.tensor([[0.3, 0.2, 0.1, 0.0, -0.1]]), 0.9),              # sorted already
+        (torch.tensor([[1.0, -0.5, 2.0], [0.0, 0.4, -0.2]]), 0.0),      # p == 0: the top token alone stays
     ],
     random_case=_top_p_random,
     seed=701,
@@ -236,6 +243,7 @@ def _top_p_loop(logits, p):
         Mistake("scatter_with_rank", _scatter_with_rank),
         Mistake("crossing_removed", _crossing_removed),
         Mistake("keep_mask", _keep_mask),
+        Mistake("top_removed_too", _top_removed_too),
     ],
     right=[_top_p_ascending, _top_p_gather, _top_p_loop],
     wrong=[Wrong(lambda logits, p: top_p_remove(logits, p).float(), hint="generic.dtype", kind="dtype")],
