@@ -85,6 +85,10 @@ _EXPORTS: dict[str, tuple[str, int]] = {
 
 __all__ = list(_EXPORTS)
 
+#: names that an earlier edition of the book had, and what a notebook writes instead
+_MOVED = {"puzzles": 'the puzzles are checked like the exercises: gb.check("puzzles.<name>", fn), '
+                     'gb.show("puzzles.<name>"), gb.board()'}
+
 
 def chapter_of(name: str) -> int:
     """The chapter that introduces ``gb.<name>``."""
@@ -92,6 +96,8 @@ def chapter_of(name: str) -> int:
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        raise AttributeError(f"gatherbook.{name} is gone: {_MOVED[name]}")
     if name not in _EXPORTS:
         raise AttributeError(f"module 'gatherbook' has no attribute {name!r}; the book's names are "
                              f"listed in gatherbook.__all__")

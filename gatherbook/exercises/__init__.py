@@ -47,9 +47,12 @@ def get(name: str, *, lang: str | None = None) -> Exercise:
         return load(name.split(".", 1)[0])[name]
     lang = resolve(lang)
     valid = names()
-    close = difflib.get_close_matches(str(name), valid, n=1, cutoff=0.5)
-    suggestion = text(lang, "error.suggestion", close=close[0]) if close else ""
-    raise ValueError(text(lang, "error.unknown_name", name=name, suggestion=suggestion, valid=", ".join(valid)))
+    same = [n for n in valid if n.split(".", 1)[1] == name]  # the name without its part ("puzzles.")
+    close = same or difflib.get_close_matches(str(name), valid, n=1, cutoff=0.5)
+    suggestion = text(lang, "error.suggestion", close=" / ".join(repr(n) for n in close)) if close else ""
+    part = close[0].split(".", 1)[0] if close else None  # the valid names of that part (all: none close)
+    shown = [n for n in valid if part is None or n.startswith(part + ".")]
+    raise ValueError(text(lang, "error.unknown_name", name=name, suggestion=suggestion, valid=", ".join(shown)))
 
 
 def title(name: str, lang: str | None = None) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import tempfile
 
 import torch
 from hypothesis import strategies as st
@@ -94,7 +96,10 @@ def _settings(n_examples: int):
 
 def search(strategy, fails, n_examples: int) -> tuple[tuple | None, int]:
     """``(case, tried)``: the smallest case of ``strategy`` on which ``fails(case)`` (``None``
-    when there is none), and how many cases were tried. Derandomised: the same on every run."""
+    when there is none), and how many cases were tried. Derandomised: the same on every run.
+    Hypothesis's cache goes to the temporary folder, not a ``.hypothesis/`` beside the notebook
+    (unless ``HYPOTHESIS_STORAGE_DIRECTORY`` says where)."""
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "gatherbook-hypothesis"))
     from hypothesis import find
     from hypothesis.errors import NoSuchExample
 

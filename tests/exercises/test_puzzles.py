@@ -233,6 +233,11 @@ def test_board_shows_what_is_solved():
     reset_board()
 
 
+def test_a_name_without_its_part_suggests_every_exercise_of_that_name():
+    with pytest.raises(ValueError, match=r"Did you mean 'ch1.pick_per_row' / 'puzzles.pick_per_row'\?"):
+        get("pick_per_row", lang="en")
+
+
 def test_unknown_name_suggests_the_closest():
     with pytest.raises(ValueError, match="Did you mean 'puzzles.pick_per_row'"):
         get("puzzles.pick_per_rows", lang="en")

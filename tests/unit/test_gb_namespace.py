@@ -67,6 +67,15 @@ def test_an_unknown_name_points_at_the_table_of_contents():
         raise AssertionError("no error")
 
 
+def test_the_old_puzzles_namespace_says_what_replaced_it():
+    try:
+        gb.puzzles
+    except AttributeError as e:
+        assert 'gb.check("puzzles.<name>", fn)' in str(e)
+    else:
+        raise AssertionError("no error")
+
+
 def test_notebooks_import_the_package_only_through_gb():
     for path in sorted((ROOT / "notebooks").glob("*/0*.ipynb")):
         nb = json.loads(path.read_text(encoding="utf-8"))
