@@ -42,6 +42,9 @@ CONFIG_WORDS = {
     "search_bar_text": ("sphinx", "config", "html_theme_options", "search_bar_text"),
     "togglebutton_hint": ("sphinx", "config", "togglebutton_hint"),
     "togglebutton_hint_hide": ("sphinx", "config", "togglebutton_hint_hide"),
+    # the fold of an output that gives a Predict question's answer away (tag hide-output)
+    "code_prompt_show": ("sphinx", "config", "nb_code_prompt_show"),
+    "code_prompt_hide": ("sphinx", "config", "nb_code_prompt_hide"),
 }
 
 

@@ -139,6 +139,7 @@ def chapter_in_lab(lab, browser, request):
                           .map(a => a.className),
                     math: c.querySelectorAll('.katex, mjx-container').length,
                     placeholder: visible(c.querySelector('.jp-InputPlaceholder')),
+                    output: [...c.querySelectorAll('.jp-OutputArea-output')].some(visible),
                     editor: visible(c.querySelector('.jp-InputArea-editor'))};
         })""")
         SCREENSHOT = ROOT / "_build" / "screenshots"
@@ -175,6 +176,7 @@ AFTER_RUN_JS = """() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].
         && !n.parentElement.closest('.jp-InputPrompt, .jp-OutputPrompt')) words.push(n.data.trim());
   const editor = c.querySelector('.jp-InputArea-editor');
   return {text: words.join(' '), editor: !!editor && shown(editor),
+          output: [...c.querySelectorAll('.jp-OutputArea-output')].some(shown),
           folds: [...c.querySelectorAll('details')].map(d => d.open)};
 })"""
 
@@ -270,3 +272,19 @@ def test_lab_solutions_stay_folded_after_run_all(chapter_in_lab):
     if code:
         problems.append(f"solution code shown after Run All in cells {code}")
     assert not problems, "\n".join(problems)
+
+
+def test_lab_predict_answers_start_folded_with_their_output(chapter_in_lab):
+    """The cell under a Predict question prints its answer: the notebook opens with its output
+    folded (``jupyter.outputs_hidden``), as the answer is (it sat in plain view, issue 38), and
+    the answer stays folded after Run All. (Running that cell shows its output again: JupyterLab
+    does so for every cell it runs, whatever its metadata.)"""
+    nb = chapter_in_lab["notebook"]["cells"]
+    after = chapter_in_lab["after"]
+    predicts = [i for i, c in enumerate(nb[:-1]) if c["cell_type"] == "markdown"
+                and 'class="predict"' in "".join(c["source"])]
+    assert predicts, f"{chapter_in_lab['chapter']} has no Predict question: this test checks nothing"
+    shown = [i + 1 for i in predicts if chapter_in_lab["cells"][i + 1]["output"]]
+    assert not shown, f"the answers' outputs show as the notebook opens, in cells {shown}"
+    opened = [i for i in predicts if after[i]["folds"] != [False]]
+    assert not opened, f"Predict answers open after Run All in cells {opened}"

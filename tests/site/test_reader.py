@@ -390,3 +390,27 @@ def test_language_switch_from_inside_an_open_deep_dive_keeps_it_open(base_url, c
     assert url.endswith("#" + dive), f"landed at {url}, not #{dive}"
     assert landed["open"], f"{other}#{dive}: the deep-dive is folded"
     assert landed["top"] is not None and -10 < landed["top"] < 400, f"the deep-dive's heading at {landed['top']} px"
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_a_predict_answer_and_the_output_that_gives_it_fold_together(site, edition):
+    """Under each Predict question the cell that prints the answer shows its code, its output
+    folded as the answer is (tag hide-output: it sat in plain view under the folded answer,
+    issue 38), behind a prompt in the page's language."""
+    from gatherbook_sphinx.words import table
+
+    said = table(edition)
+    pages = sorted((site["path"] / edition / "notebooks" / edition).glob("0[1-7]_*.html"))
+    checked = 0
+    for page in pages:
+        text = page.read_text(encoding="utf8")
+        for m in re.finditer(r'<details class="predict">.*?</details>', text, re.S):
+            after = text[m.end():]
+            cell = re.search(r'<div class="cell[ "][^>]*>', after)
+            assert cell, f"{page.name}: no cell after a Predict question"
+            nxt = re.search(r'<div class="cell[ "]', after[cell.end():])
+            body = after[cell.start():cell.end() + (nxt.start() if nxt else len(after))]
+            assert 'tag_hide-output' in cell.group(0), f"{page.name}: the cell after a Predict shows its output"
+            assert said["code_prompt_show"] in body, f"{page.name}: the output's fold does not say {said['code_prompt_show']!r}"
+            checked += 1
+    assert checked >= 20, f"{edition}: only {checked} Predict questions found"
