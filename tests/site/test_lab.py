@@ -140,6 +140,7 @@ def chapter_in_lab(lab, browser, request):
                     math: c.querySelectorAll('.katex, mjx-container').length,
                     placeholder: visible(c.querySelector('.jp-InputPlaceholder')),
                     output: [...c.querySelectorAll('.jp-OutputArea-output')].some(visible),
+                    shown: c.checkVisibility ? c.checkVisibility() : c.offsetParent !== null,
                     editor: visible(c.querySelector('.jp-InputArea-editor'))};
         })""")
         SCREENSHOT = ROOT / "_build" / "screenshots"
@@ -288,3 +289,18 @@ def test_lab_predict_answers_start_folded_with_their_output(chapter_in_lab):
     assert not shown, f"the answers' outputs show as the notebook opens, in cells {shown}"
     opened = [i for i in predicts if after[i]["folds"] != [False]]
     assert not opened, f"Predict answers open after Run All in cells {opened}"
+
+
+def test_lab_shows_fold_markers_and_opens_deep_dives_folded(chapter_in_lab):
+    """A Predict answer's line starts with a marker (jupyterlab-myst draws none: it did not look
+    clickable), and each deep-dive opens folded, its heading collapsed as the site folds it
+    (it opened unfolded, issue 38)."""
+    nb = chapter_in_lab["notebook"]["cells"]
+    cells = chapter_in_lab["cells"]
+    predicts = [i for i, c in enumerate(nb) if c["cell_type"] == "markdown" and 'class="predict"' in "".join(c["source"])]
+    unmarked = [i for i in predicts if "▸" not in cells[i]["text"]]
+    assert predicts and not unmarked, f"Predict answers without a marker in cells {unmarked}"
+    dives = [i for i, c in enumerate(nb) if c.get("metadata", {}).get("jp-MarkdownHeadingCollapsed")]
+    assert dives, f"{chapter_in_lab['chapter']} has no deep-dive heading collapsed"
+    open_ = [i for i in dives if cells[i + 1]["shown"]]
+    assert not open_, f"deep-dives open as the notebook opens, under the headings of cells {open_}"
