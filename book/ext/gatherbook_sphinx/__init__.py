@@ -51,6 +51,7 @@ def on_page_context_late(app, pagename: str, templatename: str, context: dict, d
     titles.no_space_before_full_width_bracket(app, context)
     search.page_context(app, pagename)
     codelines.page_context(app, context)
+    workarounds.summaries_named_by_their_words(context)
     explorer.page_context(app, doctree)
 
 

@@ -128,3 +128,15 @@ def html_handlers_for_singlehtml(app) -> None:
     single = handlers.setdefault("singlehtml", {})
     for name, pair in handlers.get("html", {}).items():
         single.setdefault(name, pair)
+
+
+# myst-nb 1.4.0 names a hidden cell part's <summary> "Toggle hidden content" whatever it shows
+# ("Show the output (it gives the answer)"): a name without the words it shows (axe-core's
+# label-content-name-mismatch, serious). Without the label the summary is named by its words.
+_TOGGLE_LABEL = '<summary aria-label="Toggle hidden content">'
+
+
+def summaries_named_by_their_words(context: dict) -> None:
+    """``html-page-context``: myst-nb's hidden-cell summaries lose their fixed aria-label."""
+    if isinstance(context.get("body"), str) and _TOGGLE_LABEL in context["body"]:
+        context["body"] = context["body"].replace(_TOGGLE_LABEL, "<summary>")
