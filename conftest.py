@@ -138,7 +138,8 @@ PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/t
 # browser tests that open their own page in each edition (a second of Chromium or more each):
 # `make test` runs each of them in one edition, the editions taking turns by the test's name
 ONE_EDITION_FILES = ("tests/site/test_explorer.py::", "tests/site/test_page_contents.py::",
-                     "tests/site/test_phone_layout.py::test_cheat_sheet")
+                     "tests/site/test_phone_layout.py::test_cheat_sheet",
+                     "tests/site/test_search_errors.py::test_a_pasted_error_s_snippet")
 
 # whole programs run in other processes (the benchmark's commands, a chapter run inside the
 # reader's zip, two processes of a vocabulary-parallel step, float64 gradchecks, the downloaded
