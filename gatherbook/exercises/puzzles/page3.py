@@ -310,7 +310,8 @@ def _sorted_keep(probs, p):
     allowed=("sort", "argsort", "cumsum", "gather", "scatter") + BASE,
     edge_cases=[(t([[0.5, 0.125, 0.25, 0.125], [0.25, 0.25, 0.25, 0.25]], F32), 0.6),
                 (t([[0.0, 1.0, 0.0]], F32), 0.5),                  # B = 1, one token holds it all
-                (t([[1.0], [1.0]], F32), 0.9)],
+                (t([[1.0], [1.0]], F32), 0.9),
+                (torch.full((1, 64), 1 / 64), 0.5)],                 # 64 ties: only a stable sort keeps ids 0..31
     strategy=_top_p_mask_cases,
     right=[lambda pr, p: _sorted_keep(pr, p)[0].gather(1, _sorted_keep(pr, p)[1].argsort(1)),
            lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
@@ -321,7 +322,10 @@ def _sorted_keep(probs, p):
     mistakes=[Mistake("sorted_order", lambda pr, p: _sorted_keep(pr, p)[0]),
               Mistake("cumsum_lt_p", lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
                   1, _sorted_keep(pr, p)[1], pr.sort(1, descending=True, stable=True)[0].cumsum(1) < p)),
-              Mistake("gather_not_inverse", lambda pr, p: _sorted_keep(pr, p)[0].gather(1, _sorted_keep(pr, p)[1]))],
+              Mistake("gather_not_inverse", lambda pr, p: _sorted_keep(pr, p)[0].gather(1, _sorted_keep(pr, p)[1])),
+              Mistake("unstable_sort", lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
+                  1, pr.sort(1, descending=True)[1],
+                  pr.sort(1, descending=True)[0].cumsum(1) - pr.sort(1, descending=True)[0] < p))],
     taught_in="07_generation",
     atol=1e-6,
 )
