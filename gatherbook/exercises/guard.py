@@ -236,10 +236,12 @@ def guarded_call(fn: Callable[..., Any], args: tuple, allowed: Iterable[str],
         sys.settrace(old)
 
 
-def ops_text(allowed: Iterable[str], code: str = "") -> str:
-    """The allowed operations, grouped: ``gather; + - * ...; x[...] view ...`` (``code="`"``
-    puts each in backticks, for Markdown)."""
-    return "; ".join(" ".join(f"{code}{m}{code}" for m in GROUPS.get(op, (op,))) for op in allowed)
+def ops_text(allowed: Iterable[str], group: str = "{ops}", sep: str = "; ",
+             names: dict[str, str] | None = None) -> str:
+    """The allowed operations, grouped: ``gather; + - * ...; x[...] view ...``; each group is
+    written with ``group`` (``{ops}``, and ``{name}``: its name in ``names``), joined by ``sep``."""
+    return sep.join(" ".join(GROUPS.get(op, (op,))) if op not in GROUPS
+                    else group.format(ops=" ".join(GROUPS[op]), name=(names or {}).get(op, op)) for op in allowed)
 
 
 def rule(allowed: Iterable[str], limits: dict[str, int] | None = None) -> Rule:

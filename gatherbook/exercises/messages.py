@@ -13,7 +13,7 @@ from typing import Any, Mapping
 import torch
 
 from gatherbook.exercises.guard import ops_text
-from gatherbook.exercises.words import of, text
+from gatherbook.exercises.words import of, table, text
 
 #: Tensors with at most this many elements are printed in full in feedback; larger ones by shape.
 PRINT_LIMIT = 64
@@ -86,11 +86,19 @@ def hint(result, lang: str) -> str | None:
     return of(result.name, lang)["hints"][key]
 
 
+def _allowed(allowed, lang: str) -> str:
+    """The allowed operations in ``lang``: each group as the words file writes it (its name first
+    in Chinese), joined as the language joins a list."""
+    words = table(lang)
+    return ops_text(allowed, words["checker"]["guard.group"], words["checker"]["guard.sep"],
+                    words["practice"]["groups"])
+
+
 def _kind_line(ex, kind: str, facts: Mapping[str, Any], lang: str) -> str:
     """The line that says what failed; a values or device failure words its ``how`` first."""
     if kind == "rule" and facts["rule"] == "allowed_ops":  # the call, and what is allowed
         return (text(lang, "guard." + facts["how"], **facts) + "\n"
-                + text(lang, "guard.allowed", ops=ops_text(ex.allowed)))
+                + text(lang, "guard.allowed", ops=_allowed(ex.allowed, lang)))
     if kind == "rule":
         return of(ex.name, lang)["rules"][facts["rule"]].format(**facts)
     if kind == "values" and "how" not in facts:  # not tensors: the results as they are
