@@ -588,8 +588,7 @@ WRAP_JS = r"""() => {
           while (b < text.length && /[\w.]/.test(text[b])) b++;
           breaks.push({line: text.slice(0, 100), indent, before: text.slice(Math.max(0, k - 12), k),
                        after: text.slice(k, k + 12), spaced: line[k - 1][0] === ' ',
-                       column: Math.round((r.left - left) / ch), columns, word: b - a,
-                       traceback: !!pre.closest('div.output.traceback')});
+                       column: Math.round((r.left - left) / ch), columns, word: b - a});
         }
         prev = {top: r.top, k};
       }

@@ -88,9 +88,7 @@ def test_code_wraps_with_a_hanging_indent_between_tokens_on_a_phone(phone_survey
     starts deeper than the line's own indent (at column 0 it read as a dedented statement; a line
     that starts past the middle of the block, inside brackets, hangs from the middle), and
     the break falls at a space or between two tokens, never inside an identifier, a number or an
-    operator (``manual_seed(7`` / ``))``, issue 38). A traceback is prose (figures.css wraps it as
-    text): its breaks keep the hanging indent but may fall inside a quoted source line's token (one
-    does, in chapter 3's ``self._validate_sample(value)``: left for the next session)."""
+    operator (``manual_seed(7`` / ``))``, issue 38)."""
     pages = {p: facts["wrap"] for p, facts in phone_survey.items()
              if sh.edition_of(p) == edition and sh.is_chapter(p)}
     assert pages, f"no chapter page of the {edition} edition in the phone survey"
@@ -101,7 +99,7 @@ def test_code_wraps_with_a_hanging_indent_between_tokens_on_a_phone(phone_survey
         if b["column"] <= min(b["indent"], b["columns"] // 2 - 1):
             bad.append(f"{p}: continuation at column {b['column']}, the line's indent is {b['indent']}: "
                        f"{b['line']!r}")
-        if not b["spaced"] and inside_a_token(b["before"], b["after"]) and not b.get("traceback") \
+        if not b["spaced"] and inside_a_token(b["before"], b["after"]) \
                 and b["word"] <= b["columns"] - b["column"]:  # a word wider than its room must break
             bad.append(f"{p}: broken inside a token: {b['before']!r} / {b['after']!r} in {b['line']!r}")
     assert not bad, f"{len(bad)} of {len(breaks)} wrapped lines mislead:\n" + "\n".join(bad[:30])
