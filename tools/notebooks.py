@@ -200,7 +200,7 @@ def tidy_files(paths: list[str]) -> int:
 
 
 def everything(paths: list[str]) -> int:
-    return practice([]) or captions(paths) or labels(paths)  # noqa: the pages' own, then the rest
+    return practice([]) or captions(paths) or labels(paths)  # the Practice pages, then every notebook
 
 
 COMMANDS = {"practice": practice, "captions": captions, "labels": labels, "tidy": tidy_files, "all": everything}

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 import gatherbook as gb
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,12 +70,8 @@ def test_an_unknown_name_points_at_the_table_of_contents():
 
 
 def test_the_old_puzzles_namespace_says_what_replaced_it():
-    try:
-        gb.puzzles
-    except AttributeError as e:
-        assert 'gb.check("puzzles.<name>", fn)' in str(e)
-    else:
-        raise AssertionError("no error")
+    with pytest.raises(AttributeError, match=re.escape('gb.check("puzzles.<name>", fn)')):
+        gb.puzzles  # noqa: B018
 
 
 def test_notebooks_import_the_package_only_through_gb():
