@@ -26,6 +26,7 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "device": ("gatherbook.runtime", 1),
     "draw_gather": ("gatherbook.figures.gather", 1),
     "draw_index_shapes": ("gatherbook.figures.gather", 1),
+    "folded": ("gatherbook.folds", 1),
     "check": ("gatherbook.exercises", 1),
     "run_check": ("gatherbook.exercises", 1),
     # Chapter 2: token log-probs

@@ -394,12 +394,13 @@ def test_language_switch_from_inside_an_open_deep_dive_keeps_it_open(base_url, c
 
 @pytest.mark.parametrize("edition", sh.EDITIONS)
 def test_a_predict_answer_and_the_output_that_gives_it_fold_together(site, edition):
-    """Under each Predict question the cell that prints the answer shows its code, its output
-    folded as the answer is (tag hide-output: it sat in plain view under the folded answer,
-    issue 38), behind a prompt in the page's language."""
-    from gatherbook_sphinx.words import table
+    """Under each Predict question the cell that prints the answer shows its code and its output
+    folded, as the answer is (it sat in plain view under the folded answer, issue 38): the output
+    is one closed <details> (gb.folded: a cell's own fold does not survive Run All in JupyterLab),
+    whose summary says in the page's language what it holds."""
+    from gatherbook.exercises.words import table
 
-    said = table(edition)
+    said = table(edition)["notebook"]["folded_output"]
     pages = sorted((site["path"] / edition / "notebooks" / edition).glob("0[1-7]_*.html"))
     checked = 0
     for page in pages:
@@ -410,7 +411,11 @@ def test_a_predict_answer_and_the_output_that_gives_it_fold_together(site, editi
             assert cell, f"{page.name}: no cell after a Predict question"
             nxt = re.search(r'<div class="cell[ "]', after[cell.end():])
             body = after[cell.start():cell.end() + (nxt.start() if nxt else len(after))]
-            assert 'tag_hide-output' in cell.group(0), f"{page.name}: the cell after a Predict shows its output"
-            assert said["code_prompt_show"] in body, f"{page.name}: the output's fold does not say {said['code_prompt_show']!r}"
+            fold = re.search(r'<details class="predict-output"( open)?><summary>([^<]*)</summary>', body)
+            assert fold, f"{page.name}: the cell after a Predict shows its output unfolded"
+            assert not fold.group(1) and fold.group(2) == said, f"{page.name}: its fold {fold.group(0)!r}"
+            output = body.split("cell_output", 1)[-1] if "cell_output" in body else ""
+            outside = re.sub(r'<details class="predict-output">.*?</details>', "", output, flags=re.S)
+            assert "<pre" not in outside, f"{page.name}: the cell after a Predict prints outside its fold"
             checked += 1
     assert checked >= 20, f"{edition}: only {checked} Predict questions found"

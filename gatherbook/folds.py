@@ -1,0 +1,79 @@
+"""What a cell prints, folded: the output under a Predict question that gives its answer away.
+
+A Predict question's answer is folded (a ``<details>`` in its markdown), and so must be the output of
+the cell below it, which prints that answer. A cell's own fold does not hold in JupyterLab: Lab
+shows a cell's output again each time the cell runs, so Run All laid every answer open (issue 38).
+The fold is therefore the output itself::
+
+    with gb.folded():                       # prints nothing in plain view
+        print(torch.gather(x, 0, idx0))
+
+    with gb.folded(raises=IndexError):      # the Predict asks whether it raises
+        torch.gather(x, 1, torch.tensor([[-1]]))
+
+The notebook, the site and JupyterLab show a closed ``<details>`` whose summary says what it holds;
+the text inside is what the block printed (and the error it raised, as ``IndexError: ...``). The
+plain-text copy of the same output is what nbval compares and what a terminal shows.
+"""
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import sys
+from collections.abc import Iterator
+
+from gatherbook.exercises.words import table
+from gatherbook.runtime import resolve
+
+
+def _show(text: str, label: str) -> None:
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # no IPython: a script prints it
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:
+        sys.stdout.write(text)
+        return
+    page = (f'<details class="predict-output"><summary>{html.escape(label)}</summary>'
+            f'<pre>{html.escape(text)}</pre></details>')
+    display({"text/plain": text.rstrip("\n"), "text/html": page}, raw=True)
+
+
+@contextlib.contextmanager
+def folded(raises: type[BaseException] | tuple[type[BaseException], ...] | None = None,
+           *, lang: str | None = None) -> Iterator[None]:
+    """Fold what the ``with`` block prints (and, when ``raises`` names its type, the error it
+    raises, as one line ``Type: message``) into one closed output, so that running the cell
+    does not lay it open. Introduced in Chapter 1.
+
+    Args:
+        raises: the exception class (or a tuple of them) the block is expected to raise; it is
+            shown folded and the cell goes on. Any other exception propagates as usual.
+        lang: the words' language (default: the notebook's, from ``gb.setup``).
+
+    Raises:
+        TypeError: ``raises`` is not an exception class or a tuple of them.
+        AssertionError: ``raises`` was given and the block raised nothing (the Predict's answer
+            would be wrong).
+    """
+    kinds = raises if isinstance(raises, tuple) else (() if raises is None else (raises,))
+    if not all(isinstance(k, type) and issubclass(k, BaseException) for k in kinds):
+        raise TypeError(f"gb.folded(raises=...) takes an exception class or a tuple of them, such as "
+                        f"IndexError or (IndexError, RuntimeError); got {raises!r}")
+    words = table(resolve(lang))["notebook"]
+    out = io.StringIO()
+    error = None
+    with contextlib.redirect_stdout(out):
+        try:
+            yield
+        except kinds as e:  # an empty tuple catches nothing
+            error = e
+    text = out.getvalue()
+    if kinds and error is None:
+        raise AssertionError(f"gb.folded(raises={raises!r}): the block raised nothing")
+    if error is not None:
+        message = str(error).strip().splitlines()
+        text += f"{type(error).__name__}: {message[0] if message else ''}\n"
+    _show(text, words["folded_output"])
