@@ -31,6 +31,7 @@ from gatherbook.exercises.guard import op_name
         Mistake("same_for_every_row", lambda x, idx: x.index_select(1, idx[0])),
         Mistake("transposed", lambda x, idx: x.T.gather(0, idx.T)),
         Mistake("index_all_rows", lambda x, idx: x[:, idx]),
+        Mistake("flat_take", lambda x, idx: torch.take(x, idx)),
     ],
     right=[
         lambda x, idx: x[row_ids(x), idx],
@@ -64,6 +65,7 @@ def pick_k_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         Mistake("forgot_squeeze", lambda x, idx: x.gather(0, idx.unsqueeze(0))),
         Mistake("unsqueeze_wrong_axis", lambda x, idx: x.gather(0, idx.unsqueeze(1)).squeeze(1)),
         Mistake("whole_rows", lambda x, idx: x[idx]),
+        Mistake("per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(1)),
     ],
     right=[
         lambda x, idx: x[idx, torch.arange(x.shape[1], device=x.device)],
@@ -99,6 +101,7 @@ def pick_per_column(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         Mistake("index_all_rows", lambda x, idx: x[:, idx]),
         Mistake("index_ndim", lambda x, idx: x.gather(1, idx)),
         Mistake("row_zero", lambda x, idx: x.gather(1, idx.unsqueeze(0)).squeeze(0)),
+        Mistake("column_i", lambda x, idx: x.gather(0, idx.unsqueeze(0)).squeeze(0)),
     ],
     right=[
         lambda x, idx: x[torch.arange(x.shape[0], device=x.device), idx],
@@ -132,6 +135,7 @@ def pick_per_row(x: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         Mistake("forgot_squeeze", lambda x, s: x.gather(1, s.unsqueeze(1))),
         Mistake("every_item", lambda x, s: x[:, s]),
         Mistake("last_step", lambda x, s: x[:, -1]),
+        Mistake("gather_dim2", lambda x, s: x.gather(2, s.unsqueeze(1)).squeeze(1)),
     ],
     right=[
         lambda x, s: x.transpose(1, 2).gather(2, s.unsqueeze(-1)).squeeze(-1),
@@ -164,6 +168,8 @@ def pick_step_per_feature(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
         Mistake("argsort_dim0", lambda s, p: s.gather(1, p.argsort(dim=0))),
         Mistake("returned_index", lambda s, p: p.argsort(dim=1)),
         Mistake("gather_dim0", lambda s, p: s.gather(0, p.argsort(dim=1))),
+        Mistake("sorted_values", lambda s, p: s.sort(dim=1).values),
+        Mistake("index_all_rows", lambda s, p: s[:, p.argsort(dim=1)]),
     ],
     right=[
         lambda s, p: torch.empty_like(s).scatter_(1, p, s),
@@ -188,11 +194,13 @@ def _by_loop(input, dim, index):  # the chapter's loop specification
 
 
 def _aranges(shape, device, dim, index):
-    """One arange per dim, shaped to broadcast against the others; ``index`` in place of ``dim``."""
+    """One arange per dim, shaped to broadcast against the others; ``index`` in place of ``dim``
+    (none replaced when ``index`` is None)."""
     n = len(shape)
     coords = [torch.arange(s, device=device).view([-1 if k == d else 1 for k in range(n)])
               for d, s in enumerate(shape)]
-    coords[dim] = index
+    if index is not None:
+        coords[dim] = index
     return coords
 
 
@@ -243,6 +251,7 @@ def _no_gather(fn, case):
         Mistake("grid_of_input", lambda i, d, x: i[tuple(_aranges(i.shape, i.device, d, x))]),
         Mistake("index_only", lambda i, d, x: i[x]),
         Mistake("dim_zero", lambda i, d, x: i[tuple(_aranges(x.shape, x.device, 0, x))]),
+        Mistake("negative_dim", lambda i, d, x: i[tuple(_aranges(x.shape, x.device, d, x if d >= 0 else None))]),
     ],
     right=[_by_loop, _by_offsets, lambda i, d, x: i[tuple(_aranges(x.shape, x.device, d, x))]],
     wrong=[

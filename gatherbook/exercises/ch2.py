@@ -32,8 +32,10 @@ def _ratio(g: torch.Generator, B: int, T: int) -> tuple:  # new and old log-prob
          torch.tensor([[-151.0, -0.5], [-119.5, -2.0]])),      # in float32: exp(new) / exp(old) is 0 / 0
     ],
     random_case=from_sizes((1, 7), inputs=_ratio), seed=205, grad="same",
+    grad_args=("new_logp",),  # old_logp is stored under no_grad (the chapter): detaching it is right
     right=[
         lambda new, old: (new - old).exp(),
+        lambda new, old: (new - old.detach()).exp(),
         lambda new, old: torch.exp(-(old - new)),
         lambda new, old: torch.exp(new.double() - old.double()).float(),
     ],
@@ -76,6 +78,7 @@ def importance_ratio(new_logp: torch.Tensor, old_logp: torch.Tensor) -> torch.Te
         Mistake("softmax_then_log", lambda x, c: x.softmax(-1).log().gather(-1, c)),
         Mistake("softmax_wrong_dim", lambda x, c: x.log_softmax(1).gather(-1, c)),
         Mistake("extra_unsqueeze", lambda x, c: logp(x).gather(-1, c.unsqueeze(-1))),
+        Mistake("shifted", lambda x, c: logp(x[:, :-1]).gather(-1, c[:, 1:])),
     ],
 )
 def candidate_logprobs(logits: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
@@ -111,6 +114,8 @@ def _tempered(seed: int, B: int, L: int, V: int, T: float) -> tuple:
         Mistake("no_shift", lambda x, ids, T: pick(logp(x[:, :-1] / T), ids[:, :-1])),
         Mistake("probabilities", lambda x, ids, T: pick((x[:, :-1] / T).softmax(-1), ids[:, 1:])),
         Mistake("softmax_then_log", lambda x, ids, T: pick((x[:, :-1] / T).softmax(-1).log(), ids[:, 1:])),
+        Mistake("dropped_first_logits", lambda x, ids, T: pick(logp(x[:, 1:] / T), ids[:, 1:])),
+        Mistake("every_position", lambda x, ids, T: pick(logp(x / T), ids)),
     ],
 )
 def tempered_logprobs(logits: torch.Tensor, ids: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -167,6 +172,8 @@ def _sequence_random(g: torch.Generator):
                                          where=False)),
         Mistake("bare_squeeze", _seq(lambda y: y[:, 1:] != PAD, lambda x, y: logp(x[:, :-1]).gather(
             -1, y[:, 1:].clamp(min=0).unsqueeze(-1)).squeeze(), where=False)),
+        Mistake("cross_entropy_sign", lambda x, y: F.cross_entropy(x[:, :-1].transpose(1, 2), y[:, 1:], ignore_index=PAD,
+                                                                  reduction="none").sum(-1)),
     ],
 )
 def sequence_logprob(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -233,6 +240,8 @@ def _completion_random(g: torch.Generator):
             _SPAN(torch.arange(1, ids.shape[1]), p, n)].sum()),
         Mistake("softmax_then_log", _comp(_SPAN, lambda x, ids: pick(x[:, :-1].softmax(-1).log(), ids[:, 1:]))),
         Mistake("bare_squeeze", _comp(_SPAN, lambda x, ids: logp(x[:, :-1]).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze())),
+        Mistake("length_included", _comp(lambda t, p, n: (t >= p[:, None]) & (t <= n[:, None]))),
+        Mistake("mean_not_sum", lambda x, ids, p, n: completion_logprob(x, ids, p, n) / (n - p)),
     ],
 )
 def completion_logprob(logits: torch.Tensor, ids: torch.Tensor, prompt_len: torch.Tensor,
@@ -263,9 +272,9 @@ def _chunked_large(N: int, V: int, seed: int):
     return x, x.argmin(-1)
 
 
-def _into_preallocated(logits, ids):
+def _into_preallocated(logits, ids, stop=lambda N: N):
     out = logits.new_zeros(ids.shape[0])  # preallocating reads no row of logits
-    for s in range(0, len(ids), 4):
+    for s in range(0, stop(len(ids)), 4):
         out[s:s + 4] = pick(logp(logits[s:s + 4]), ids[s:s + 4])
     return out
 
@@ -294,6 +303,8 @@ def _into_preallocated(logits, ids):
         Mistake("raw_logits", pick),
         Mistake("probabilities", lambda x, y: pick(x.softmax(-1), y)),
         Mistake("normaliser_over_chunk", _by_4(lambda x, y: pick(x, y) - x.exp().sum().log())),
+        Mistake("remainder_left_zero", lambda x, y: _into_preallocated(x, y, stop=lambda N: N - N % 4)),
+        Mistake("sign", _by_4(lambda x, y: torch.logsumexp(x, -1) - pick(x, y))),
     ],
 )
 def chunked_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:

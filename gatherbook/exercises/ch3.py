@@ -135,6 +135,9 @@ def _dqn_random(g: torch.Generator):
         Mistake("mean_not_max", lambda *a: _dqn(*a, next_v=lambda q: q.mean(dim=1))),
         Mistake("discounted_reward",
                 lambda q, r, te, tr, g: g * (r + (1 - te.float()) * q.max(dim=1).values)),
+        Mistake("max_of_batch", lambda *a: _dqn(*a, next_v=lambda q: q.max())),
+        Mistake("reward_masked", lambda q, r, te, tr, g: (r + g * q.max(dim=1).values) * (1 - te.float())),
+        Mistake("argmax_not_max", lambda *a: _dqn(*a, next_v=lambda q: q.argmax(dim=1))),
     ],
 )
 def dqn_target(next_q_target: torch.Tensor, reward: torch.Tensor, terminated: torch.Tensor,
@@ -259,6 +262,7 @@ def _n_step_loop(rewards, terminated, q, gamma):
         Mistake("undiscounted_rewards",
                 lambda r, te, q, g: r.sum(1) + _n_step(torch.zeros_like(r), te, q, g)),
         Mistake("bootstrap_gamma_n_minus_1", lambda *a: _n_step(*a, bootstrap=-1)),
+        Mistake("done_all_steps", lambda *a: _n_step(*a, done=lambda te: te.all(dim=1))),
     ],
 )
 def n_step_target(rewards: torch.Tensor, terminated: torch.Tensor, next_q_target: torch.Tensor,

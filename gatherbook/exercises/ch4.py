@@ -55,6 +55,8 @@ _TOPK_EDGES = [
         Mistake("topk_dim0",
                 lambda x, s, k: x.gather(1, expanded(s.topk(k, dim=0).indices.T, x))),
         Mistake("image_order", lambda x, s, k: top_k_in_image_order(x, s, k)),
+        Mistake("index_all_images", lambda x, s, k: x[:, _top(s, k)]),
+        Mistake("best_last", lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1)[:, -k:], x))),
     ],
 )
 def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
@@ -81,6 +83,8 @@ def top_k_patches(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor
             _top(s, k).sort(dim=1, descending=True).values, x))),
         Mistake("sort_dim0", lambda x, s, k: x.gather(1, expanded(
             _top(s, k).sort(dim=0).values, x))),
+        Mistake("increasing_score", lambda x, s, k: x.gather(1, expanded(s.argsort(dim=1)[:, -k:], x))),
+        Mistake("argsort_not_sort", lambda x, s, k: x.gather(1, expanded(_top(s, k).argsort(dim=1), x))),
     ],
 )
 def top_k_in_image_order(x: torch.Tensor, scores: torch.Tensor, k: int) -> torch.Tensor:
@@ -168,6 +172,9 @@ def _cls_plus_one(x, attn, k):
         Mistake("attention_to_cls", lambda *a: _evit(*a, cls_attn=lambda a: a[:, :, 1:, 0].mean(dim=1))),
         Mistake("first_head_only", lambda *a: _evit(*a, cls_attn=lambda a: a[:, 0, 0, 1:])),
         Mistake("dropped_cls", lambda *a: _evit(*a, keep_cls=False)),
+        Mistake("max_over_heads", lambda *a: _evit(*a, cls_attn=lambda a: a[:, :, 0, 1:].amax(dim=1))),
+        Mistake("cls_among_candidates", lambda x, a, k: torch.cat([x[:, :1], x.gather(
+            1, expanded(a[:, :, 0].mean(dim=1).topk(k, dim=1).indices, x))], dim=1)),
     ],
 )
 def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.Tensor:
@@ -180,6 +187,14 @@ def keep_by_cls_attention(x: torch.Tensor, attn: torch.Tensor, k: int) -> torch.
 def _fused(x, cls_attn, k, weights=lambda w, dropped: torch.where(dropped, w, 0.0)):
     dropped = torch.ones_like(cls_attn, dtype=torch.bool).scatter(1, _top(cls_attn, k), False)
     return (x * weights(cls_attn, dropped).unsqueeze(-1)).sum(dim=1, keepdim=True)
+
+
+def _renormalised_dropped(x, cls_attn, k):
+    """The dropped tokens taken by slicing past the top k, their weights divided by their sum
+    (k == N: nothing to divide, zeros)."""
+    dropped = cls_attn.argsort(dim=1, descending=True)[:, k:]
+    w = cls_attn.gather(1, dropped)
+    return (x.gather(1, expanded(dropped, x)) * (w / w.sum(dim=1, keepdim=True))[..., None]).sum(dim=1, keepdim=True)
 
 
 def _attn_weights(g: torch.Generator, B: int, N: int) -> torch.Tensor:
@@ -217,6 +232,8 @@ def _fuse_case(B: int, N: int, D: int, k: int, seed: int):
         Mistake("plain_mean", lambda *a: _fused(*a, weights=lambda w, d: d.float() / d.float().sum(dim=1, keepdim=True))),
         Mistake("renormalised", lambda *a: _fused(*a, weights=lambda w, d: torch.where(d, w, 0.0)
                                                   / torch.where(d, w, 0.0).sum(dim=1, keepdim=True))),
+        Mistake("renormalised_dropped", _renormalised_dropped),
+        Mistake("unweighted_sum", lambda *a: _fused(*a, weights=lambda w, d: d.to(w.dtype))),
     ],
 )
 def fuse_dropped(x: torch.Tensor, cls_attn: torch.Tensor, k: int) -> torch.Tensor:
@@ -246,9 +263,8 @@ def _one_k(pick):
         lambda s, k: torch.stack([torch.zeros(s.shape[1], dtype=torch.bool).index_fill(0, s[b].topk(int(k[b])).indices, True) for b in range(len(s))]),
         lambda s, k: torch.zeros_like(s, dtype=torch.bool).scatter(1, s.topk(int(k.max()), dim=1).indices, torch.arange(int(k.max()))[None, :] < k[:, None]),
     ],
-    wrong=[Wrong(lambda s, k: s.argsort(1, descending=True) < k[:, None], kind="values",
-                 why="argsort once gives the patches in order of score, not each patch's rank")],
     mistakes=[
+        Mistake("argsort_once", lambda s, k: s.argsort(1, descending=True) < k[:, None]),
         Mistake("one_global_k_max", _one_k(lambda k: int(k.max()))),
         Mistake("one_global_k_first", _one_k(lambda k: int(k[0]))),
         Mistake("ranks_ascending", lambda s, k: keep_mask_per_image(-s, k)),

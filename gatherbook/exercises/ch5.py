@@ -32,6 +32,8 @@ from gatherbook.exercises.cases import (I64, between, coded, distinct, expanded,
         Mistake("int_dtype", lambda logits, y: F.one_hot(y, logits.shape[1])),
         Mistake("classes_from_labels", lambda logits, y: F.one_hot(y).to(logits.dtype)),
         Mistake("into_logits", lambda logits, y: logits.clone().scatter_(1, y[:, None], 1.0)),
+        Mistake("unsqueeze_wrong_axis", lambda logits, y: torch.zeros_like(logits).scatter_(1, y.unsqueeze(0), 1.0)),
+        Mistake("zeros_default_dtype", lambda logits, y: torch.zeros(logits.shape).scatter_(1, y[:, None], 1.0)),
     ],
     wrong=[
         Wrong(lambda logits, y: (logits * 0).scatter(1, y[:, None], 1.0), why="logits * 0 is nan at -inf and inf"),
@@ -78,6 +80,9 @@ def _bins(x, edges):
         Mistake("float_counts", lambda x, e: torch.zeros(x.shape[0], e.numel() - 1, device=x.device).scatter_add_(1, _bins(x, e), torch.ones_like(x))),
         Mistake("one_histogram", lambda x, e: torch.bincount(_bins(x, e).flatten(), minlength=e.numel() - 1)),
         Mistake("no_minlength", lambda x, e: torch.stack([torch.bincount(r) for r in _bins(x, e)])),
+        Mistake("bins_off_by_one", lambda x, e: torch.zeros(x.shape[0], e.numel(), dtype=I64, device=x.device).scatter_add_(
+            1, _bins(x, e), torch.ones_like(x, dtype=I64))),
+        Mistake("bucketize_index", lambda x, e: _counts(x, e).scatter_add_(1, torch.bucketize(x, e), torch.ones_like(x, dtype=I64))),
     ],
 )
 def histogram(x: torch.Tensor, edges: torch.Tensor) -> torch.Tensor:
@@ -115,6 +120,8 @@ def _unprune_random(g: torch.Generator):
         Mistake("no_expand", lambda p, k, keep: p.scatter(1, keep.unsqueeze(-1), k)),
         Mistake("zeros_canvas", lambda p, k, i: torch.zeros_like(p).scatter(1, expanded(i, p), k)),
         Mistake("wrong_dim", lambda p, k, keep: p.scatter(2, expanded(keep, p), k)),
+        Mistake("scatter_add", lambda p, k, keep: p.scatter_add(1, expanded(keep, p), k)),
+        Mistake("gather_not_scatter", lambda p, k, keep: p.gather(1, expanded(keep, p))),
     ],
 )
 def unprune(patches: torch.Tensor, kept: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
@@ -186,6 +193,7 @@ def _autograd_bwd(x, index, grad_out):
         Mistake("wrong_dim", lambda x, i, go: torch.zeros_like(x).scatter_add_(0, i, go)),
         Mistake("gather_back", lambda x, i, go: go.gather(1, i)),
         Mistake("added_to_x", lambda x, i, go: x.clone().scatter_add_(1, i, go)),
+        Mistake("zeros_default_dtype", lambda x, i, go: torch.zeros(x.shape).scatter_add_(1, i, go)),
     ],
     wrong=[
         Wrong(lambda x, i, go: (x * 0).scatter_add(1, i, go), why="x * 0 is nan at inf"),
@@ -224,6 +232,11 @@ def gather_bwd(x: torch.Tensor, index: torch.Tensor, grad_out: torch.Tensor) -> 
         Mistake("include_self", lambda x, a, c: c.scatter_reduce(0, expanded(a, x), x, "mean")),
         Mistake("empty_to_zero", lambda x, a, c: torch.zeros_like(c).scatter_reduce(0, expanded(a, x), x, "mean", include_self=False)),
         Mistake("sum_not_mean", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x)),
+        Mistake("empty_is_nan", lambda x, a, c: torch.zeros_like(c).index_add_(0, a, x)
+                / torch.bincount(a, minlength=c.shape[0])[:, None]),
+        Mistake("no_expand", lambda x, a, c: c.scatter_reduce(0, a[:, None], x, "mean", include_self=False)),
+        Mistake("no_expand_sum", lambda x, a, c: (lambda n: torch.where(n > 0, torch.zeros_like(c).scatter_add(
+            0, a[:, None], x) / n.clamp(min=1), c))(torch.bincount(a, minlength=c.shape[0])[:, None])),
     ],
     wrong=[
         Wrong(lambda x, a, c: (lambda m: torch.where((m == 0).all(1, keepdim=True), c, m))(

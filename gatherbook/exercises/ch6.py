@@ -36,6 +36,7 @@ from gatherbook.logprobs import token_logprobs
         Mistake("index_not_expanded", lambda x, rows: x.gather(0, rows.unsqueeze(0))),
         Mistake("first_column_only", lambda x, rows: x.gather(0, rows.unsqueeze(1))),
         Mistake("squeezed_batch", lambda x, rows: x.gather(0, rows.unsqueeze(1).expand(-1, x.shape[1])).squeeze()),
+        Mistake("expanded_d_by_k", lambda x, rows: x.gather(0, rows.unsqueeze(0).expand(x.shape[1], -1))),
     ],
 )
 def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
@@ -67,6 +68,10 @@ def whole_rows(x: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
         Mistake("broadcast_b_b", lambda q, a, t: q.gather(1, a.unsqueeze(1)) - t),
         Mistake("all_actions_of_every_row", lambda q, a, t: q[:, a] - t),
         Mistake("wrong_dim", lambda q, a, t: q.gather(0, a.unsqueeze(0)).squeeze(0) - t),
+        Mistake("sign", lambda q, a, t: -td_error(q, a, t)),
+        Mistake("max_not_taken", lambda q, a, t: q.max(dim=1).values - t),
+        Mistake("squared", lambda q, a, t: td_error(q, a, t) ** 2),
+        Mistake("abs", lambda q, a, t: td_error(q, a, t).abs()),
     ],
 )
 def td_error(q: torch.Tensor, actions: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -111,6 +116,8 @@ def _masked_random(g: torch.Generator):
         Mistake("times_mask", lambda logp, labels: _picked(logp, labels) * (labels != PAD)),
         Mistake("second_log_softmax", lambda logp, labels: -F.cross_entropy(logp.transpose(1, 2), labels, ignore_index=PAD, reduction="none")),
         Mistake("zero_is_padding", lambda logp, labels: _picked(logp, labels) * (labels > 0)),
+        Mistake("zero_is_padding_where", lambda logp, labels: torch.where(labels > 0, _picked(logp, labels), 0.0)),
+        Mistake("mask_inverted", lambda logp, labels: torch.where(labels == PAD, _picked(logp, labels), 0.0)),
     ],
     wrong=[
         Wrong(lambda logp, labels: token_logprobs(logp, labels, ignore_index=PAD), hint="second_log_softmax",
@@ -128,7 +135,8 @@ def label_logp(logp: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
 
 # 4. find the bug: a sequence's log-prob
 _LABEL = label_logp.exercise
-_SHARED = ("take_along_dim_wraps", "clamp_only", "times_mask", "zero_is_padding")  # its sums, same hints
+_SHARED = ("take_along_dim_wraps", "clamp_only", "times_mask", "zero_is_padding", "zero_is_padding_where",
+           "mask_inverted")  # its sums, same hints
 
 
 @exercise(
@@ -142,6 +150,8 @@ _SHARED = ("take_along_dim_wraps", "clamp_only", "times_mask", "zero_is_padding"
     ],
     mistakes=[replace(m, fn=lambda lp, y, fn=m.fn: fn(lp, y).sum(-1)) for m in _LABEL.mistakes if m.key in _SHARED] + [
         Mistake("mean", lambda logp, labels: label_logp(logp, labels).sum(-1) / (labels != PAD).sum(-1)),
+        Mistake("mean_of_scored", lambda logp, labels: label_logp(logp, labels).sum(-1) / (labels != PAD).sum(-1).clamp(min=1)),
+        Mistake("shifted", lambda logp, labels: label_logp(logp[:, :-1], labels[:, 1:]).sum(-1)),
     ],
     wrong=[Wrong(lambda logp, labels: label_logp(logp, labels).sum(), None, "shape", why="summed over the batch too")],
 )
