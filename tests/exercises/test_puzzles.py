@@ -30,23 +30,27 @@ def test_the_ladder_has_at_least_24_puzzles_in_four_levels():
     assert all(sum(level == k for level in LEVEL.values()) >= 5 for k in (1, 2, 3, 4))
 
 
-#: the puzzles issue #22 names, level by level, and the puzzle that is each
+#: the topics issues #22 and #35 name, level by level, and the puzzle that is each
 NAMED = {
-    1: {"pick per row": "pick_per_row", "pick per column": "pick_per_column", "reverse": "reverse",
-        "rotate": "rotate", "gather a diagonal": "diagonal", "argmax-then-gather": "value_at_argmax",
-        "the <= rule": "leading_rows"},
-    2: {"rows of a batch": "rows_of_batch", "whole feature vectors": "feature_vector",
-        "the (B, K) -> (B, K, D) index": "rows_of_batch", "sliding windows": "sliding_windows"},
+    1: {"pick per row": "pick_per_row", "reverse": "reverse", "rotate": "rotate",
+        "gather a diagonal": "diagonal", "argmax-then-gather": "value_at_argmax",
+        "one log-prob per token (#11, near the start)": "pick_per_token",
+        "a layer per pixel (#14, to level 1)": "pick_layer"},
+    2: {"the <= rule": "leading_rows", "rows of a batch": "rows_of_batch",
+        "whole feature vectors": "feature_vector", "the (B, K) -> (B, K, D) index": "rows_of_batch",
+        "coordinates of a flat index": "unravel", "a (B, C, H, W) map at per-channel points": "read_points",
+        "sliding windows": "sliding_windows"},
     3: {"per-token log-probs with shift and padding": "token_logprobs",
-        "Q(s, a) with an action mask": "double_q", "top-k patches in image order": "topk_in_order",
-        "restore a shuffled order": "unshuffle", "beam-search reorder": "beam_step",
-        "top-p mask scattered back": "top_p_mask"},
+        "label smoothing with scatter_": "smooth_labels",
+        "positions of packed sequences": "packed_positions", "their block-diagonal mask": "packed_mask",
+        "a repetition penalty (frequency and presence)": "frequency_penalty"},
     4: {"inverse permutation": "inverse_perm", "rank without argsort twice": "rank",
-        "one-hot": "one_hot", "per-row histogram": "histogram", "segment sum": "segment_sum",
-        "segment max": "segment_max", "segment mean": "segment_mean",
+        "segment sum": "segment_sum", "segment mean": "segment_mean",
+        "index_put_ over a tuple of index tensors": "splat_points",
+        "segment argmax": "segment_argmax", "segment softmax": "segment_softmax",
         "ragged -> padded (right)": "ragged_to_padded", "padded right -> left": "right_to_left",
-        "padded (left) -> ragged": "left_to_ragged", "MoE dispatch": "moe_dispatch",
-        "MoE combine": "moe_combine"},
+        "padded (left) -> ragged": "left_to_ragged", "expert slots under a capacity": "expert_slots",
+        "MoE dispatch": "capacity_dispatch", "MoE combine": "capacity_combine"},
 }
 
 
@@ -82,7 +86,7 @@ def test_edge_cases_agree_with_the_solution_on_the_guarded_path(p):
 
 #: inputs that cannot hold what a check looks for: permutations, indices and probabilities are
 #: never negative, a permutation never repeats, ragged_to_padded has at least one value (Shapes)
-NO_NEGATIVE = {"inverse_perm", "one_hot", "histogram", "top_p_mask"}
+NO_NEGATIVE = {"inverse_perm", "unravel", "packed_positions", "packed_mask", "expert_slots"}
 NO_REPEAT = {"inverse_perm"}
 NEVER_EMPTY = {"ragged_to_padded"}
 
@@ -115,8 +119,8 @@ def test_the_cases_include_the_edge_cases_that_bite(p):
 
 
 #: planted mistakes only an edge case can show: an unstable sort keeps ties in order below 64
-#: elements on the CPU, and the search draws rows of at most 5 (its sizes stay small to be drawn)
-EDGE_ONLY = {("puzzles.top_p_mask", "unstable_sort")}
+#: elements on the CPU, and the search draws at most 12 tokens (its sizes stay small to be drawn)
+EDGE_ONLY = {("puzzles.expert_slots", "unstable_sort")}
 PLANTED = [(p, w) for p in ALL for w in p.mistakes if (p.name, w.key) not in EDGE_ONLY]
 
 
@@ -152,7 +156,7 @@ def test_the_search_is_derandomised():
     import subprocess
     import sys
     code = ("import hashlib; from gatherbook.exercises import get; "
-            "from gatherbook.exercises.strategies import search; seen = []; p = get('puzzles.segment_max'); "
+            "from gatherbook.exercises.strategies import search; seen = []; p = get('puzzles.segment_argmax'); "
             "search(p.strategy(), lambda c: seen.append(repr(c)) or False, p.n_examples); "
             "print(len(seen), hashlib.sha256(''.join(seen).encode()).hexdigest())")
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -1,17 +1,61 @@
-"""Level 2, 3D and expand: rows of a batch, whole feature vectors, the (B, K) -> (B, K, D) index,
-the same columns for every row, sliding windows and a layer per pixel, all built with gather."""
+"""Level 2, index shapes and flat indices: the `<=` rule (a smaller index reads leading rows), rows
+of a batch, whole feature vectors, the same columns in every row, coordinates from a flat index,
+points of a feature map read through one flat gather, and sliding windows (the input expanded).
+"""
 from __future__ import annotations
 
 import torch
 from hypothesis import strategies as st
 
 from gatherbook.exercises.declaration import Mistake, exercise
-from gatherbook.exercises.cases import F32, coded, t
+from gatherbook.exercises.cases import I64, coded, t
 from gatherbook.exercises.strategies import floats, index, ints
 
 PART = "puzzles"  # the exercises' names: "puzzles.<name>"
 PAGE = ("2", "08_practice_2_3d")  # the page of the ladder: its number, its notebook
 BASE = ("arith", "shape", "create", "repeat")
+
+
+# --------------------------------------------------------------------------------------------
+def leading_rows_spec(x, cols, R):
+    K = cols.shape[0]
+    out = torch.zeros(R, K, dtype=x.dtype)
+    for i in range(R):
+        for k in range(K):
+            out[i, k] = x[i, cols[k]]
+    return out
+
+
+@st.composite
+def _leading_rows_cases(draw):
+    B, N, K = draw(st.integers(0, 4)), draw(st.integers(1, 5)), draw(st.integers(0, 4))
+    return draw(ints((B, N))), draw(index((K,), N)), draw(st.integers(0, B))
+
+
+@exercise(
+    spec=leading_rows_spec,
+    signature="x: (B, N), cols: (K,) int64 in [0, N), R: int in [0, B]  ->  (R, K), x's dtype",
+    allowed=("gather", "arith", "create", "view", "reshape", "unsqueeze", "squeeze", "expand",
+             "expand_as", "repeat", "transpose", "contiguous"),
+    edge_cases=[(t([[3, -1, 4, 1], [5, 9, -2, 6], [5, 3, 5, 8]]), t([3, 1]), 2),
+                (t([[1, -2, 3], [4, 5, -6]]), t([2, 2, 0]), 2),   # R = B, a repeated column
+                (t([[7, 8], [9, 10]]), t([1]), 0),                # R = 0
+                (t([[5], [-5], [6]]), t([0, 0]), 1),              # N = 1, R = 1
+                (t([[1, 2], [3, 4]]), t([]), 1)],
+    strategy=_leading_rows_cases,
+    right=[lambda x, cols, R: torch.gather(x, 1, cols.expand(R, cols.shape[0])),
+           lambda x, cols, R: x.gather(1, cols.repeat(R, 1)),
+           lambda x, cols, R: x.t().gather(0, cols.unsqueeze(1).expand(-1, R)).t()],
+    mistakes=[Mistake("one_row", lambda x, cols, R: x.gather(1, cols.unsqueeze(0))),
+              Mistake("all_rows", lambda x, cols, R: x.gather(1, cols.expand(x.shape[0], -1))),
+              Mistake("column_index", lambda x, cols, R: x.gather(1, cols.unsqueeze(1).expand(-1, R)))],
+    taught_in="01_gather_basics",
+    atol=1e-6,
+)
+def leading_rows(x, cols, R):
+    # (K,) -> (1, K) -> (R, K): an index of R <= B rows reads the first R rows of x
+    index = cols.unsqueeze(0).expand(R, -1)
+    return x.gather(1, index)
 
 
 # --------------------------------------------------------------------------------------------
@@ -99,44 +143,6 @@ def feature_vector(x, idx):
 
 
 # --------------------------------------------------------------------------------------------
-def pick_per_token_spec(logp, ids):
-    B, L, V = logp.shape
-    out = torch.zeros(B, L, dtype=logp.dtype)
-    for b in range(B):
-        for i in range(L):
-            out[b, i] = logp[b, i, ids[b, i]]
-    return out
-
-
-@st.composite
-def _pick_per_token_cases(draw):
-    B, L, V = (draw(st.integers(lo, hi)) for lo, hi in ((0, 3), (0, 4), (1, 4)))
-    return draw(floats((B, L, V), -99, 0)), draw(index((B, L), V))
-
-
-@exercise(
-    spec=pick_per_token_spec,
-    signature="logp: (B, L, V) float, ids: (B, L) int64 in [0, V)  ->  (B, L) float",
-    allowed=("gather",) + BASE,
-    edge_cases=[(-coded(2, 3, 4, dtype=F32) / 100, t([[3, 0, 1], [2, 2, 0]])),
-                (t([[[-0.5, -1.5]]], F32), t([[1]])),            # B = 1, L = 1
-                (t([[[0.0], [0.0]]], F32), t([[0, 0]])),         # V = 1
-                (torch.zeros(2, 0, 3), torch.zeros(2, 0, dtype=torch.int64))],
-    strategy=_pick_per_token_cases,
-    right=[lambda lp, ids: lp.gather(-1, ids[..., None])[..., 0],
-           lambda lp, ids: torch.gather(lp, 2, ids.unsqueeze(-1)).view(ids.shape),
-           lambda lp, ids: lp.flatten(0, 1).gather(1, ids.flatten()[:, None]).view(ids.shape)],
-    mistakes=[Mistake("wrong_dim", lambda lp, ids: lp.gather(1, ids.unsqueeze(2)).squeeze(2)),
-              Mistake("forgot_squeeze", lambda lp, ids: lp.gather(2, ids.unsqueeze(2))),
-              Mistake("bare_squeeze", lambda lp, ids: lp.gather(2, ids.unsqueeze(2)).squeeze())],
-    taught_in="02_token_logprobs",
-    atol=1e-6,
-)
-def pick_per_token(logp, ids):
-    return logp.gather(2, ids.unsqueeze(2)).squeeze(2)
-
-
-# --------------------------------------------------------------------------------------------
 def same_columns_spec(x, idx):
     B, N, D = x.shape
     K = idx.shape[1]
@@ -176,6 +182,102 @@ def same_columns(x, idx):
     N = x.shape[1]
     index = idx.unsqueeze(1).expand(-1, N, -1)  # (B, K) -> (B, 1, K) -> (B, N, K)
     return x.gather(2, index)
+
+
+# --------------------------------------------------------------------------------------------
+def unravel_spec(flat, A, B, C):
+    N = flat.shape[0]
+    out = torch.zeros(N, 3, dtype=torch.int64)
+    for n in range(N):
+        i = int(flat[n])
+        for a in range(A):
+            for b in range(B):
+                for c in range(C):
+                    if a * B * C + b * C + c == i:   # row-major: the last dim moves fastest
+                        out[n, 0], out[n, 1], out[n, 2] = a, b, c
+    return out
+
+
+@st.composite
+def _unravel_cases(draw):
+    A, B, C = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 11))
+    return draw(index((draw(st.integers(0, 6)),), A * B * C)), A, B, C
+
+
+@exercise(
+    spec=unravel_spec,
+    signature="flat: (N,) int64 in [0, A*B*C), A: int, B: int, C: int  ->  (N, 3) int64",
+    allowed=BASE,
+    edge_cases=[(t([0, 5, 6, 11, 23]), 2, 3, 4),
+                (t([9, 0, 9]), 1, 1, 10),                     # A = B = 1, C past 8, a repeat
+                (t([2]), 3, 1, 1),                            # C = 1, N = 1
+                (t([], I64), 2, 2, 2)],                       # N = 0
+    strategy=_unravel_cases,
+    right=[lambda flat, A, B, C: torch.stack([flat // (B * C), flat // C % B, flat % C], dim=1),
+           lambda flat, A, B, C: torch.stack([flat // (B * C), (flat % (B * C)) // C, flat - flat // C * C], 1),
+           lambda flat, A, B, C: torch.cat([(flat // (B * C))[:, None], (flat // C % B)[:, None],
+                                            (flat % C)[:, None]], dim=1)],
+    mistakes=[Mistake("first_dim_fastest", lambda flat, A, B, C: torch.stack([flat % A, flat // A % B, flat // (A * B)], 1)),
+              Mistake("no_modulo", lambda flat, A, B, C: torch.stack([flat // (B * C), flat // C, flat % C], 1)),
+              Mistake("stride_b", lambda flat, A, B, C: torch.stack([flat // (B * C), flat // B % B, flat % C], 1)),
+              Mistake("columns_reversed", lambda flat, A, B, C: torch.stack([flat % C, flat // C % B, flat // (B * C)], 1))],
+    taught_in="06_pitfalls_performance",
+    atol=0,
+)
+def unravel(flat, A, B, C):
+    a = flat // (B * C)           # a step in dim 0 moves B*C places
+    b = flat // C % B             # a step in dim 1 moves C places
+    c = flat % C                  # dim 2 moves one place
+    return torch.stack([a, b, c], dim=1)
+
+
+# --------------------------------------------------------------------------------------------
+def read_points_spec(fmap, pts):
+    B, C, H, W = fmap.shape
+    out = torch.zeros(B, C, dtype=fmap.dtype)
+    for b in range(B):
+        for c in range(C):
+            x, y = int(pts[b, c, 0]), int(pts[b, c, 1])   # x: the column, y: the row
+            out[b, c] = fmap[b, c, y, x]
+    return out
+
+
+@st.composite
+def _read_points_cases(draw):
+    B, C, H, W = draw(st.integers(0, 2)), draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 10))
+    xs, ys = draw(index((B, C, 1), W)), draw(index((B, C, 1), H))
+    return draw(floats((B, C, H, W))), torch.cat([xs, ys], dim=2)
+
+
+@exercise(
+    spec=read_points_spec,
+    signature="fmap: (B, C, H, W) float, pts: (B, C, 2) int64, pts[..., 0] = x in [0, W), "
+              "pts[..., 1] = y in [0, H)  ->  (B, C) float",
+    allowed=("gather",) + BASE,
+    limits={"gather": 1},
+    edge_cases=[(coded(2, 2, 2, 3).float() / 10, t([[[2, 0], [1, 1]], [[0, 1], [2, 1]]])),
+                (coded(1, 3, 3, 1).float() - 50, t([[[0, 2], [0, 0], [0, 1]]])),       # W = 1, B = 1
+                (coded(1, 1, 1, 9).float() / 4, t([[[8, 0]]])),                          # H = 1, W past 8
+                (torch.zeros(0, 2, 2, 2), torch.zeros(0, 2, 2, dtype=I64))],
+    strategy=_read_points_cases,
+    right=[lambda fm, p: fm.flatten(2).gather(2, (p[..., 1:] * fm.shape[3] + p[..., :1])).squeeze(2),
+           lambda fm, p: fm.reshape(fm.shape[0], fm.shape[1], fm.shape[2] * fm.shape[3]).gather(
+               2, (p[:, :, 1] * fm.shape[3] + p[:, :, 0]).unsqueeze(-1))[:, :, 0],
+           lambda fm, p: fm.flatten().gather(0, ((torch.arange(fm.shape[0] * fm.shape[1], device=fm.device).view(fm.shape[0], fm.shape[1]) * fm.shape[2]
+                                                 + p[..., 1]) * fm.shape[3] + p[..., 0]).flatten()).view(fm.shape[0], fm.shape[1])],
+    mistakes=[Mistake("x_and_y_swapped", lambda fm, p: fm.flatten(2).gather(
+                  2, (p[..., :1] * fm.shape[3] + p[..., 1:]).clamp(max=fm.shape[2] * fm.shape[3] - 1)).squeeze(2)),
+              Mistake("stride_h", lambda fm, p: fm.flatten(2).gather(
+                  2, (p[..., 1:] * fm.shape[2] + p[..., :1]).clamp(max=fm.shape[2] * fm.shape[3] - 1)).squeeze(2)),
+              Mistake("channel_zero", lambda fm, p: fm.flatten(1).gather(1, p[..., 1] * fm.shape[3] + p[..., 0])),
+              Mistake("forgot_squeeze", lambda fm, p: fm.flatten(2).gather(2, p[..., 1:] * fm.shape[3] + p[..., :1]))],
+    taught_in="04_vision_patches",
+    atol=1e-6,
+)
+def read_points(fmap, pts):
+    B, C, H, W = fmap.shape
+    flat = pts[..., 1] * W + pts[..., 0]             # (B, C): row y, column x of an H x W map
+    return fmap.flatten(2).gather(2, flat.unsqueeze(2)).squeeze(2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -231,40 +333,3 @@ def sliding_windows(x, w):
     offset = torch.arange(w, device=x.device).unsqueeze(0)  # (1, w)
     index = (start + offset).expand(B, T, w)                # index[b][i][j] = i + j
     return x.unsqueeze(1).expand(B, T, L).gather(2, index)
-
-
-# --------------------------------------------------------------------------------------------
-def pick_layer_spec(x, idx):
-    K, N, M = x.shape
-    out = torch.zeros(N, M, dtype=x.dtype)
-    for n in range(N):
-        for m in range(M):
-            out[n, m] = x[idx[n, m], n, m]
-    return out
-
-
-@st.composite
-def _pick_layer_cases(draw):
-    K, N, M = (draw(st.integers(lo, hi)) for lo, hi in ((1, 3), (0, 3), (1, 4)))
-    return draw(ints((K, N, M))), draw(index((N, M), K))
-
-
-@exercise(
-    spec=pick_layer_spec,
-    signature="x: (K, N, M), idx: (N, M) int64 in [0, K)  ->  (N, M), x's dtype",
-    allowed=("gather",) + BASE,
-    edge_cases=[(coded(2, 2, 3), t([[0, 1, 1], [1, 0, 0]])),
-                (coded(3, 1, 1), t([[2]])),                       # N = M = 1
-                (coded(1, 2, 2), t([[0, 0], [0, 0]]))],
-    strategy=_pick_layer_cases,
-    right=[lambda x, idx: x.gather(0, idx[None])[0],
-           lambda x, idx: x.permute(1, 2, 0).gather(2, idx.unsqueeze(2)).squeeze(2),
-           lambda x, idx: x.transpose(0, 2).gather(2, idx.t().unsqueeze(2)).squeeze(2).t()],
-    mistakes=[Mistake("forgot_squeeze", lambda x, idx: x.gather(0, idx.unsqueeze(0))),
-              Mistake("no_unsqueeze", lambda x, idx: x.gather(0, idx)),
-              Mistake("bare_squeeze", lambda x, idx: x.gather(0, idx.unsqueeze(0)).squeeze())],
-    taught_in="01_gather_basics",
-    atol=1e-6,
-)
-def pick_layer(x, idx):
-    return x.gather(0, idx.unsqueeze(0)).squeeze(0)

@@ -1,6 +1,6 @@
-"""Level 3, in real code: per-token log-probs with shift and padding, Double DQN's target with an
-action mask, top-k patches in image order, undoing a shuffle, a beam-search step and the top-p
-mask scattered back to vocabulary order."""
+"""Level 3, in real code: per-token log-probs with shift and padding, smoothed labels, positions
+and the attention mask of packed sequences, and frequency and presence penalties for sampling.
+"""
 from __future__ import annotations
 
 import math
@@ -9,12 +9,14 @@ import torch
 from hypothesis import strategies as st
 
 from gatherbook.exercises.declaration import Mistake, exercise
-from gatherbook.exercises.cases import F32, I64, coded, t
-from gatherbook.exercises.strategies import bools, distinct, floats, index, ints, perms, probs
+from gatherbook.exercises.cases import F32, I64, PAD, t
+from gatherbook.exercises.strategies import floats, index, ints
+from gatherbook.exercises.strategies import lengths as lengths_of
 
 PART = "puzzles"  # the exercises' names: "puzzles.<name>"
 PAGE = ("3", "08_practice_3_real")  # the page of the ladder: its number, its notebook
 BASE = ("arith", "compare", "shape", "create", "where")
+IGNORE = PAD  # the target of an ignored position (F.cross_entropy's ignore_index)
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,262 +79,224 @@ def token_logprobs(logits, ids, pad):
 
 
 # --------------------------------------------------------------------------------------------
-def double_q_spec(q_online, q_target, valid):
-    B, A = q_online.shape
-    out = torch.zeros(B, dtype=q_target.dtype)
-    for b in range(B):
-        best = None
-        for a in range(A):
-            if valid[b, a] and (best is None or q_online[b, a] > q_online[b, best]):
-                best = a                          # ties: the first valid maximum
-        out[b] = q_target[b, best]
+def smooth_labels_spec(target, C, eps):
+    N = target.shape[0]
+    out = torch.zeros(N, C, dtype=torch.float32)
+    for n in range(N):
+        if target[n] == IGNORE:
+            continue                                 # an ignored row stays all zero
+        for c in range(C):
+            out[n, c] = eps / C + (1 - eps if c == target[n] else 0.0)
     return out
 
 
 @st.composite
-def _double_q_cases(draw):
-    B, A = draw(st.integers(0, 3)), draw(st.integers(1, 4))
-    valid = draw(bools((B, A)))
-    for b, a in enumerate(draw(st.lists(st.integers(0, A - 1), min_size=B, max_size=B))):
-        # at least one valid action per row
-        valid[b, a] = True
-    return draw(ints((B, A), -5, 5)).to(F32), draw(floats((B, A))), valid
+def _smooth_labels_cases(draw):
+    N, C = draw(st.integers(0, 5)), draw(st.integers(1, 10))
+    target = draw(ints((N,), -1, C - 1))
+    target = torch.where(target < 0, IGNORE, target)
+    return target, C, draw(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]))
+
+
+def _smooth(target, C, eps, off, on):
+    keep = (target != IGNORE).unsqueeze(1)
+    base = torch.full((target.shape[0], C), off, device=target.device)
+    return (base.scatter(1, target.clamp(min=0).unsqueeze(1), on) * keep)
 
 
 @exercise(
-    spec=double_q_spec,
-    signature="q_online, q_target: (B, A) float, valid: (B, A) bool  ->  (B,) float",
-    allowed=("gather", "argmax") + BASE,
-    edge_cases=[(t([[1.0, 3.0, 2.0], [4.0, 0.0, 4.0], [-1.0, -2.0, 5.0]], F32),
-                 t([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]], F32),
-                 t([[True, False, True], [False, True, True], [True, True, False]], torch.bool)),
-                (t([[2.0]], F32), t([[-0.5]], F32), t([[True]], torch.bool))],
-    strategy=_double_q_cases,
-    right=[lambda qo, qt, v: qt.gather(1, torch.where(v, qo, float("-inf")).argmax(1)[:, None])[:, 0],
-           lambda qo, qt, v: qt.gather(1, (qo + torch.zeros_like(qo).masked_fill(~v, float("-inf")))
-                                       .argmax(-1, keepdim=True)).view(-1),
-           lambda qo, qt, v: qt.gather(1, qo.masked_fill(~v, float("-inf")).argmax(1).unsqueeze(1)).flatten()],
-    mistakes=[Mistake("no_mask", lambda qo, qt, v: qt.gather(1, qo.argmax(1, keepdim=True)).squeeze(1)),
-              Mistake("target_argmax", lambda qo, qt, v: qt.gather(
-                  1, qt.masked_fill(~v, float("-inf")).argmax(1, keepdim=True)).squeeze(1)),
-              Mistake("online_value", lambda qo, qt, v: qo.gather(
-                  1, qo.masked_fill(~v, float("-inf")).argmax(1, keepdim=True)).squeeze(1))],
-    taught_in="03_rl_action_values",
+    spec=smooth_labels_spec,
+    signature="target: (N,) int64 in [0, C) or -100, C: int, eps: float in [0, 1]  ->  (N, C) float32",
+    allowed=("scatter",) + BASE,
+    edge_cases=[(t([2, 0, IGNORE, 1]), 4, 0.2),
+                (t([0]), 1, 0.1),                                    # C = 1: the row is 1
+                (t([9, 3]), 10, 0.0),                                # eps = 0: one-hot, C past 8
+                (t([IGNORE, IGNORE]), 3, 1.0),                       # eps = 1: uniform; all ignored
+                (t([], I64), 3, 0.1)],
+    strategy=_smooth_labels_cases,
+    right=[lambda tg, C, eps: _smooth(tg, C, eps, eps / C, 1 - eps + eps / C),
+           lambda tg, C, eps: torch.zeros(tg.shape[0], C, device=tg.device).scatter(
+               1, tg.clamp(min=0)[:, None], 1.0).mul(1 - eps).add(eps / C).masked_fill((tg == IGNORE)[:, None], 0.0),
+           lambda tg, C, eps: torch.where((tg != IGNORE)[:, None], torch.full((tg.shape[0], C), eps / C, device=tg.device)
+                                          .scatter_add(1, tg.clamp(min=0)[:, None], torch.full((tg.shape[0], 1), 1 - eps, device=tg.device)), 0.0)],
+    mistakes=[Mistake("over_c_minus_1", lambda tg, C, eps: _smooth(tg, C, eps, eps / max(C - 1, 1), 1 - eps)),
+              Mistake("forgot_share", lambda tg, C, eps: _smooth(tg, C, eps, eps / C, 1 - eps)),
+              Mistake("ignored_kept", lambda tg, C, eps: torch.full((tg.shape[0], C), eps / C).scatter(
+                  1, tg.clamp(min=0).unsqueeze(1), 1 - eps + eps / C)),
+              Mistake("eps_swapped", lambda tg, C, eps: _smooth(tg, C, eps, (1 - eps) / C, eps + (1 - eps) / C))],
+    taught_in="05_scatter",
     atol=1e-6,
 )
-def double_q(q_online, q_target, valid):
-    masked = q_online.masked_fill(~valid, float("-inf"))  # invalid actions never win
-    # (B, 1): chosen by the online net
-    best = masked.argmax(dim=1, keepdim=True)
-    return q_target.gather(1, best).squeeze(1)            # valued by the target net
+def smooth_labels(target, C, eps):
+    N = target.shape[0]
+    out = torch.full((N, C), eps / C, device=target.device)       # every class gets eps / C
+    col = target.clamp(min=0).unsqueeze(1)                          # (N, 1); -100 -> 0 for now
+    out = out.scatter(1, col, 1 - eps + eps / C)                   # the target gets the rest
+    return out.masked_fill((target == IGNORE).unsqueeze(1), 0.0)   # ignored rows: all zero
 
 
 # --------------------------------------------------------------------------------------------
-def topk_in_order_spec(x, scores, k):
-    B, N, D = x.shape
-    out = torch.zeros(B, k, D, dtype=x.dtype)
-    for b in range(B):
-        ranked = sorted(range(N), key=lambda n: -float(scores[b, n]))[:k]  # the k best
-        # in image order
-        for slot, n in enumerate(sorted(ranked)):
-            out[b, slot] = x[b, n]
+def packed_positions_spec(lengths, T):
+    out = torch.zeros(T, dtype=torch.int64)
+    t = 0
+    for n in lengths:
+        for i in range(int(n)):
+            out[t] = i                               # each sequence counts from 0 again
+            t += 1
     return out
 
 
 @st.composite
-def _topk_in_order_cases(draw):
-    B, N, D = (draw(st.integers(lo, hi)) for lo, hi in ((0, 3), (1, 5), (1, 3)))
-    return draw(ints((B, N, D))), draw(distinct(B, N, dtype=F32)), draw(st.integers(0, N))
+def _packed_cases(draw):
+    lengths = draw(lengths_of(draw(st.integers(0, 4)), 5))
+    return lengths, int(lengths.sum())
 
 
-def _expand_rows(x, keep):
-    return keep.unsqueeze(-1).expand(-1, -1, x.shape[2])
+def _starts_of_tokens(lengths, T):
+    ends = lengths.cumsum(0)                                            # (S,)
+    seq = (torch.arange(T, device=lengths.device).unsqueeze(1) >= ends).sum(1)  # (T,) its sequence
+    return (ends - lengths).gather(0, seq)
 
 
 @exercise(
-    spec=topk_in_order_spec,
-    signature="x: (B, N, D), scores: (B, N) float (distinct), k: int in [0, N]  ->  (B, k, D)",
-    allowed=("gather", "topk", "sort", "argsort") + BASE,
-    edge_cases=[(coded(2, 4, 2), t([[0.3, 0.9, 0.1, 0.5], [0.8, 0.2, 0.6, 0.7]], F32), 2),
-                (coded(1, 3, 1), t([[-0.1, -0.3, -0.2]], F32), 3),   # k = N, B = 1, D = 1
-                (coded(2, 2, 2), t([[0.1, 0.2], [0.4, 0.3]], F32), 0)],
-    strategy=_topk_in_order_cases,
-    right=[lambda x, s, k: x.gather(1, _expand_rows(x, s.argsort(1, descending=True)[:, :k].sort(1).values)),
-           lambda x, s, k: x.gather(1, _expand_rows(x, torch.topk(s, k, 1, sorted=False)[1].sort(1)[0])),
-           lambda x, s, k: x.gather(1, _expand_rows(x, s.sort(1, descending=True).indices[:, :k].sort(1).values))],
-    mistakes=[Mistake("score_order", lambda x, s, k: x.gather(1, _expand_rows(x, s.topk(k, 1).indices))),
-              Mistake("no_expand", lambda x, s, k: x.gather(1, s.topk(k, 1).indices.sort(1).values.unsqueeze(-1))),
-              Mistake("lowest", lambda x, s, k: x.gather(1, _expand_rows(
-                  x, s.topk(k, 1, largest=False).indices.sort(1).values)))],
-    taught_in="04_vision_patches",
-    atol=1e-6,
+    spec=packed_positions_spec,
+    signature="lengths: (S,) int64 >= 0, T: int = lengths.sum()  ->  (T,) int64",
+    allowed=("cumsum", "sum", "gather") + BASE,
+    edge_cases=[(t([3, 1, 4]), 8),
+                (t([2, 0, 3]), 5),                   # an empty sequence
+                (t([11]), 11),                       # S = 1, a sequence past 8
+                (t([1, 1]), 2),
+                (t([], I64), 0)],
+    strategy=_packed_cases,
+    right=[lambda n, T: torch.arange(T, device=n.device) - _starts_of_tokens(n, T),
+           lambda n, T: torch.arange(T, device=n.device) - ((torch.arange(T, device=n.device)[:, None] >= n.cumsum(0))
+                                                            * n).sum(1),
+           lambda n, T: torch.arange(T, device=n.device) - torch.where(
+               torch.arange(T, device=n.device)[:, None] >= n.cumsum(0), n, 0).sum(1)],
+    mistakes=[Mistake("no_restart", lambda n, T: torch.arange(T)),
+              Mistake("from_one", lambda n, T: torch.arange(T) - _starts_of_tokens(n, T) + 1),
+              Mistake("ends_not_starts", lambda n, T: torch.arange(T) - n.cumsum(0).gather(
+                  0, (torch.arange(T)[:, None] >= n.cumsum(0)).sum(1))),
+              Mistake("strict_compare", lambda n, T: torch.arange(T) - (n.cumsum(0) - n).gather(
+                  0, (torch.arange(T)[:, None] > n.cumsum(0)).sum(1).clamp(max=max(n.shape[0] - 1, 0))))],
+    taught_in="02_token_logprobs",
+    atol=0,
 )
-def topk_in_order(x, scores, k):
-    # (B, k), ascending positions
-    keep = scores.topk(k, dim=1).indices.sort(dim=1).values
-    D = x.shape[2]
-    return x.gather(1, keep.unsqueeze(-1).expand(-1, -1, D))
+def packed_positions(lengths, T):
+    ends = lengths.cumsum(0)                        # (S,): where each sequence stops
+    tok = torch.arange(T, device=lengths.device)    # (T,)
+    seq = (tok.unsqueeze(1) >= ends).sum(1)         # (T,): sequences that ended before tok
+    start = (ends - lengths).gather(0, seq)         # (T,): where tok's sequence starts
+    return tok - start
 
 
 # --------------------------------------------------------------------------------------------
-def unshuffle_spec(shuffled, perm):
-    B, N = shuffled.shape
-    out = torch.zeros(B, N, dtype=shuffled.dtype)
-    for b in range(B):
-        for j in range(N):
-            # shuffled[b][j] came from x[b][perm[b][j]]
-            out[b, perm[b, j]] = shuffled[b, j]
+def packed_mask_spec(lengths, T):
+    seq = []
+    for s, n in enumerate(lengths):
+        seq += [s] * int(n)                          # the sequence of each packed token
+    out = torch.zeros(T, T, dtype=torch.bool)
+    for i in range(T):
+        for j in range(T):
+            out[i, j] = seq[i] == seq[j] and j <= i  # same sequence, and not a later token
     return out
 
 
-@st.composite
-def _unshuffle_cases(draw):
-    B, N = draw(st.integers(0, 3)), draw(st.integers(0, 5))
-    return draw(ints((B, N))), draw(perms(B, N))
+def _pos(lengths, T):
+    return torch.arange(T, device=lengths.device) - _starts_of_tokens(lengths, T)
 
 
 @exercise(
-    spec=unshuffle_spec,
-    signature="shuffled: (B, N), perm: (B, N) int64, rows permutations  ->  (B, N)",
-    allowed=("gather", "argsort", "scatter") + BASE,
-    edge_cases=[(t([[30, 10, 20, 40], [5, -6, 7, -8]]), t([[2, 0, 1, 3], [3, 2, 1, 0]])),
-                (t([[4, -4, 4]]), t([[1, 2, 0]])),                 # B = 1, repeated values
-                (t([[9], [8]]), t([[0], [0]])),                    # N = 1
-                (torch.zeros(2, 0, dtype=I64), torch.zeros(2, 0, dtype=I64))],
-    strategy=_unshuffle_cases,
-    right=[lambda s, p: torch.zeros_like(s).scatter(1, p, s),
-           lambda s, p: s.scatter(1, p, s),
-           lambda s, p: s.new_zeros(s.shape).scatter(1, p, s)],
-    mistakes=[Mistake("shuffle_again", lambda s, p: s.gather(1, p)),
-              Mistake("argsort_dim0", lambda s, p: s.gather(1, p.argsort(dim=0))),
-              Mistake("sorted_values", lambda s, p: s.gather(1, s.argsort(dim=1)))],
-    taught_in="04_vision_patches",
-    atol=1e-6,
+    spec=packed_mask_spec,
+    signature="lengths: (S,) int64 >= 0, T: int = lengths.sum()  ->  (T, T) bool",
+    allowed=("cumsum", "sum", "gather") + BASE,
+    edge_cases=[(t([3, 2]), 5),
+                (t([1, 0, 2]), 3),                   # an empty sequence
+                (t([4]), 4),                         # S = 1: a plain causal mask
+                (t([1, 1, 1]), 3),
+                (t([], I64), 0)],
+    strategy=_packed_cases,
+    right=[lambda n, T: ((torch.arange(T, device=n.device)[:, None] - torch.arange(T, device=n.device)) >= 0)
+           & ((torch.arange(T, device=n.device)[:, None] - torch.arange(T, device=n.device)) <= _pos(n, T)[:, None]),
+           lambda n, T: (_starts_of_tokens(n, T)[:, None] == _starts_of_tokens(n, T)[None, :])
+           & (torch.arange(T, device=n.device)[:, None] >= torch.arange(T, device=n.device)),
+           lambda n, T: ((torch.arange(T, device=n.device)[:, None] >= n.cumsum(0)).sum(1)[:, None]
+                         == (torch.arange(T, device=n.device)[:, None] >= n.cumsum(0)).sum(1)[None, :])
+           & (torch.arange(T, device=n.device)[:, None] >= torch.arange(T, device=n.device))],
+    mistakes=[Mistake("not_causal", lambda n, T: _starts_of_tokens(n, T)[:, None] == _starts_of_tokens(n, T)[None, :]),
+              Mistake("causal_only", lambda n, T: torch.arange(T)[:, None] >= torch.arange(T)),
+              Mistake("transposed", lambda n, T: (_starts_of_tokens(n, T)[:, None] == _starts_of_tokens(n, T)[None, :])
+                      & (torch.arange(T)[:, None] <= torch.arange(T))),
+              Mistake("misses_first", lambda n, T: ((torch.arange(T)[:, None] - torch.arange(T)) >= 0)
+                      & ((torch.arange(T)[:, None] - torch.arange(T)) < _pos(n, T)[:, None]))],
+    taught_in="02_token_logprobs",
+    atol=0,
 )
-def unshuffle(shuffled, perm):
-    restore = perm.argsort(dim=1)  # each row's inverse permutation
-    return shuffled.gather(1, restore)
+def packed_mask(lengths, T):
+    tok = torch.arange(T, device=lengths.device)
+    seq = (tok.unsqueeze(1) >= lengths.cumsum(0)).sum(1)      # (T,): each token's sequence
+    same = seq.unsqueeze(1) == seq.unsqueeze(0)               # (T, T): block diagonal
+    return same & (tok.unsqueeze(1) >= tok.unsqueeze(0))      # and causal inside each block
 
 
 # --------------------------------------------------------------------------------------------
-def beam_step_spec(seqs, scores):
-    B, K, T = seqs.shape
-    V = scores.shape[2]
-    out = torch.zeros(B, K, T + 1, dtype=seqs.dtype)
+def frequency_penalty_spec(logits, history, alpha, beta):
+    B, V = logits.shape
+    out = logits.clone()
     for b in range(B):
-        pairs = [(float(scores[b, k, v]), k, v) for k in range(K) for v in range(V)]
-        ranked = sorted(pairs, reverse=True)[:K]  # the K best (beam, token) pairs
-        for j, (_, k, v) in enumerate(ranked):
-            # the history of the beam it extends
-            out[b, j, :T] = seqs[b, k]
-            out[b, j, T] = v                         # and the new token
+        count = [0] * V
+        for tok in history[b]:
+            if tok >= 0:                             # -1 is padding, not a token
+                count[int(tok)] += 1
+        for v in range(V):
+            if count[v]:
+                out[b, v] -= alpha * count[v] + beta  # per use, and once for being used
     return out
 
 
 @st.composite
-def _beam_step_cases(draw):
-    B, K, V, T = (draw(st.integers(lo, hi)) for lo, hi in ((0, 2), (1, 3), (1, 4), (0, 3)))
-    scores = draw(distinct(B, K * V, dtype=F32)).view(B, K, V)
-    return draw(index((B, K, T), 10)), scores
+def _frequency_cases(draw):
+    B, V, L = draw(st.integers(0, 3)), draw(st.integers(1, 10)), draw(st.integers(0, 6))
+    return (draw(floats((B, V))), draw(ints((B, L), -1, V - 1)),
+            draw(st.sampled_from([0.0, 0.5, 1.5])), draw(st.sampled_from([0.0, 0.25, 2.0])))
 
 
-def _beam_from(seqs, flat, V, K=None):
-    beam, token = flat // V, flat % V
-    hist = seqs.gather(1, beam.unsqueeze(-1).expand(-1, -1, seqs.shape[2]))
-    return torch.cat([hist, token.unsqueeze(-1)], dim=2)
+def _counts(history, V):
+    real = history >= 0
+    return torch.zeros(history.shape[0], V + 1, device=history.device).scatter_add(
+        1, torch.where(real, history, V), real.float())[:, :V]
 
 
-def _top(scores):
-    return scores.flatten(1).topk(scores.shape[1], dim=1).indices
+def _counts_with_pad(history, V):
+    return torch.zeros(history.shape[0], V).scatter_add(1, history.clamp(min=0), torch.ones(history.shape))
 
 
 @exercise(
-    spec=beam_step_spec,
-    signature="seqs: (B, K, T) int64, scores: (B, K, V) float (distinct)  ->  (B, K, T + 1) int64",
-    allowed=("gather", "topk", "argsort", "cat") + BASE,
-    edge_cases=[(t([[[1, 4], [2, 5]], [[3, 3], [6, 0]]]),
-                 t([[[0.1, 0.5, 0.2], [0.9, 0.3, 0.0]], [[0.4, -0.1, 0.8], [0.7, 0.6, -0.2]]], F32)),
-                (torch.zeros(1, 2, 0, dtype=I64), t([[[0.2, 0.1, 0.3], [0.6, 0.5, 0.4]]], F32)),  # T = 0
-                (t([[[7]]]), t([[[0.5, 0.9]]], F32))],
-    strategy=_beam_step_cases,
-    right=[lambda q, s: _beam_from(q, s.flatten(1).argsort(1, descending=True)[:, :s.shape[1]], s.shape[2]),
-           lambda q, s: torch.cat([q.gather(1, torch.div(_top(s), s.shape[2], rounding_mode="floor")
-                                             .unsqueeze(-1).expand(-1, -1, q.shape[2])),
-                                   (_top(s) - _top(s) // s.shape[2] * s.shape[2]).unsqueeze(-1)], dim=2),
-           lambda q, s: _beam_from(q, s.reshape(s.shape[0], s.shape[1] * s.shape[2]).topk(s.shape[1], 1).indices, s.shape[2])],
-    mistakes=[Mistake("swapped", lambda q, s: torch.cat([
-                  q.gather(1, (_top(s) % s.shape[2]).unsqueeze(-1).expand(-1, -1, q.shape[2])),
-                  (_top(s) // s.shape[2]).unsqueeze(-1)], dim=2)),
-              Mistake("divide_by_k", lambda q, s: _beam_from(q, _top(s), s.shape[1])),
-              Mistake("no_reorder", lambda q, s: torch.cat([q, (_top(s) % s.shape[2]).unsqueeze(-1)], dim=2))],
+    spec=frequency_penalty_spec,
+    signature="logits: (B, V) float, history: (B, L) int64 in [-1, V) (-1: padding), "
+              "alpha: float, beta: float  ->  (B, V) float",
+    allowed=("scatter", "gather", "sum") + BASE,
+    edge_cases=[(t([[2.0, 1.0, -0.5, 0.3], [0.5, 0.5, 0.5, 0.5]], F32), t([[1, 1, 3, -1], [0, 2, -1, -1]]), 0.5, 1.0),
+                (t([[1.5, -2.0, 0.0]], F32), t([[-1, -1]]), 1.0, 1.0),          # all padding, B = 1
+                (t([[0.0, 0.0]], F32), t([[0, 0, 0]]), 0.25, 0.0),             # a token used 3 times
+                (t([[1.0], [2.0]], F32), torch.zeros(2, 0, dtype=I64), 2.0, 2.0),  # L = 0, V = 1
+                (torch.zeros(0, 3), torch.zeros(0, 2, dtype=I64), 1.0, 1.0)],
+    strategy=_frequency_cases,
+    right=[lambda lg, h, a, b: lg - a * _counts(h, lg.shape[1]) - b * (_counts(h, lg.shape[1]) > 0),
+           lambda lg, h, a, b: lg - ((h.unsqueeze(2) == torch.arange(lg.shape[1], device=lg.device)).sum(1) * a
+                                     + ((h.unsqueeze(2) == torch.arange(lg.shape[1], device=lg.device)).sum(1) > 0) * b),
+           lambda lg, h, a, b: torch.where(_counts(h, lg.shape[1]) > 0, lg - a * _counts(h, lg.shape[1]) - b, lg)],
+    mistakes=[Mistake("padding_counted", lambda lg, h, a, b: lg - a * _counts_with_pad(h, lg.shape[1])
+                      - b * (_counts_with_pad(h, lg.shape[1]) > 0)),
+              Mistake("scatter_not_add", lambda lg, h, a, b: lg - (a + b) * (_counts(h, lg.shape[1]) > 0)),
+              Mistake("presence_per_use", lambda lg, h, a, b: lg - (a + b) * _counts(h, lg.shape[1])),
+              Mistake("added", lambda lg, h, a, b: lg + a * _counts(h, lg.shape[1]) + b * (_counts(h, lg.shape[1]) > 0))],
     taught_in="07_generation",
-    atol=1e-6,
+    atol=1e-5,
 )
-def beam_step(seqs, scores):
-    B, K, V = scores.shape
-    T = seqs.shape[2]
-    flat = scores.flatten(1).topk(K, dim=1).indices  # (B, K) in [0, K*V)
-    beam, token = flat // V, flat % V
-    history = seqs.gather(1, beam.unsqueeze(-1).expand(-1, -1, T))  # (B, K, T)
-    return torch.cat([history, token.unsqueeze(-1)], dim=2)
-
-
-# --------------------------------------------------------------------------------------------
-def top_p_mask_spec(probs, p):
-    B, V = probs.shape
-    keep = torch.zeros(B, V, dtype=torch.bool)
-    for b in range(B):
-        # stable: ties by index
-        order = sorted(range(V), key=lambda v: -float(probs[b, v]))
-        before = 0.0
-        for v in order:
-            if before < p:                 # the mass ranked above v is still below p
-                keep[b, v] = True
-            before += float(probs[b, v])
-    return keep
-
-
-@st.composite
-def _top_p_mask_cases(draw):
-    B, V = draw(st.integers(0, 3)), draw(st.integers(1, 5))
-    # p never equals a sum
-    return draw(probs(B, V)), (2 * draw(st.integers(0, 31)) + 1) / 64
-
-
-def _sorted_keep(probs, p):
-    sp, order = probs.sort(dim=1, descending=True, stable=True)
-    return sp.cumsum(1) - sp < p, order
-
-
-@exercise(
-    spec=top_p_mask_spec,
-    signature="probs: (B, V) float, rows sum to 1, p: float in (0, 1)  ->  (B, V) bool",
-    allowed=("sort", "argsort", "cumsum", "gather", "scatter") + BASE,
-    edge_cases=[(t([[0.5, 0.125, 0.25, 0.125], [0.25, 0.25, 0.25, 0.25]], F32), 0.6),
-                (t([[0.0, 1.0, 0.0]], F32), 0.5),                  # B = 1, one token holds it all
-                (t([[1.0], [1.0]], F32), 0.9),
-                (torch.full((1, 64), 1 / 64), 0.5)],                 # 64 ties: only a stable sort keeps ids 0..31
-    strategy=_top_p_mask_cases,
-    right=[lambda pr, p: _sorted_keep(pr, p)[0].gather(1, _sorted_keep(pr, p)[1].argsort(1)),
-           lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
-               1, pr.argsort(dim=1, descending=True, stable=True),
-               pr.gather(1, pr.argsort(dim=1, descending=True, stable=True)).cumsum(1)
-               - pr.gather(1, pr.argsort(dim=1, descending=True, stable=True)) < p),
-           lambda pr, p: _sorted_keep(pr, p)[0].scatter(1, _sorted_keep(pr, p)[1], _sorted_keep(pr, p)[0])],
-    mistakes=[Mistake("sorted_order", lambda pr, p: _sorted_keep(pr, p)[0]),
-              Mistake("cumsum_lt_p", lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
-                  1, _sorted_keep(pr, p)[1], pr.sort(1, descending=True, stable=True)[0].cumsum(1) < p)),
-              Mistake("gather_not_inverse", lambda pr, p: _sorted_keep(pr, p)[0].gather(1, _sorted_keep(pr, p)[1])),
-              Mistake("unstable_sort", lambda pr, p: torch.zeros_like(pr, dtype=torch.bool).scatter(
-                  1, pr.sort(1, descending=True)[1],
-                  pr.sort(1, descending=True)[0].cumsum(1) - pr.sort(1, descending=True)[0] < p))],
-    taught_in="07_generation",
-    atol=1e-6,
-)
-def top_p_mask(probs, p):
-    sp, order = probs.sort(dim=1, descending=True, stable=True)  # (B, V) each
-    # mass ranked above each
-    before = sp.cumsum(dim=1) - sp
-    keep_sorted = before < p                                      # in sorted order
-    # back to vocab order
-    return torch.zeros_like(keep_sorted).scatter(1, order, keep_sorted)
+def frequency_penalty(logits, history, alpha, beta):
+    B, V = logits.shape
+    real = history >= 0                                   # (B, L): padding is not a token
+    col = torch.where(real, history, V)                   # padding counts in a spare column V
+    count = torch.zeros(B, V + 1, device=logits.device).scatter_add(1, col, real.float())[:, :V]
+    return logits - alpha * count - beta * (count > 0)

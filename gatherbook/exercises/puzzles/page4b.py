@@ -1,5 +1,6 @@
-"""Level 4, scatter and inverses: inverse permutation, rank, one-hot, histograms, segment
-reductions, ragged <-> padded, and Mixture-of-Experts dispatch and combine."""
+"""Level 4, ragged batches and experts: ragged <-> padded, padded right -> left, an expert's slots
+under a capacity, then Mixture-of-Experts dispatch into and combine from the capacity buffer.
+"""
 from __future__ import annotations
 
 import torch
@@ -7,7 +8,7 @@ from hypothesis import strategies as st
 
 from gatherbook.exercises.declaration import Mistake, exercise
 from gatherbook.exercises.cases import F32, I64, coded, t
-from gatherbook.exercises.strategies import distinct, floats, index, ints, lengths, perm
+from gatherbook.exercises.strategies import floats, index, ints, lengths
 
 PART = "puzzles"  # the exercises' names: "puzzles.<name>"
 PAGE = ("4b", "08_practice_4b_ragged")  # the page of the ladder: its number, its notebook
@@ -208,6 +209,70 @@ def left_to_ragged(padded, lengths, N):
 
 
 # --------------------------------------------------------------------------------------------
+def expert_slots_spec(expert, E, C):
+    N = expert.shape[0]
+    out = torch.full((N,), -1, dtype=torch.int64)
+    used = [0] * E
+    for n in range(N):                       # tokens claim slots in token order
+        e = int(expert[n])
+        if used[e] < C:
+            out[n] = used[e]                 # the next free slot of its expert
+        used[e] += 1                         # past the capacity C: dropped, slot -1
+    return out
+
+
+@st.composite
+def _expert_slots_cases(draw):
+    N, E, C = draw(st.integers(0, 12)), draw(st.integers(1, 3)), draw(st.integers(0, 4))
+    return draw(index((N,), E)), E, C
+
+
+def _rank_in_expert(expert, E):
+    onehot = (expert.unsqueeze(1) == torch.arange(E, device=expert.device)).long()   # (N, E)
+    return (onehot.cumsum(0) - 1).gather(1, expert.unsqueeze(1)).squeeze(1)
+
+
+def _by_sort(expert, E, C, stable=True):
+    N = expert.shape[0]
+    order = expert.argsort(stable=stable) if stable else expert.argsort()
+    first = (expert.unsqueeze(1) < torch.arange(E, device=expert.device)).sum(0)      # (E,): start of each run
+    rank = torch.arange(N, device=expert.device) - first.gather(0, expert.gather(0, order))
+    return torch.full_like(expert, -1).scatter(0, order, torch.where(rank < C, rank, -1))
+
+
+@exercise(
+    spec=expert_slots_spec,
+    signature="expert: (N,) int64 in [0, E), E: int, C: int >= 0  ->  (N,) int64 in [-1, C)",
+    allowed=("cumsum", "gather", "scatter", "argsort", "sort", "sum") + BASE,
+    edge_cases=[(t([1, 0, 1, 1, 0, 2, 1]), 3, 2),          # expert 1 gets 4 tokens: 2 dropped
+                (t([0, 0, 0]), 1, 3),                      # exactly C tokens: none dropped
+                (t([1]), 2, 0),                            # C = 0: every token dropped
+                (t([], I64), 2, 1),
+                ((torch.arange(70) % 7 == 0).long(), 2, 40)],   # 70 tokens: an unstable sort reorders
+    strategy=_expert_slots_cases,
+    right=[lambda e, E, C: torch.where(_rank_in_expert(e, E) < C, _rank_in_expert(e, E), -1),
+           _by_sort,
+           lambda e, E, C: torch.where(
+               ((e.unsqueeze(1) == e.unsqueeze(0)) & (torch.arange(e.shape[0], device=e.device).unsqueeze(1)
+                                                      > torch.arange(e.shape[0], device=e.device))).sum(1) < C,
+               ((e.unsqueeze(1) == e.unsqueeze(0)) & (torch.arange(e.shape[0], device=e.device).unsqueeze(1)
+                                                      > torch.arange(e.shape[0], device=e.device))).sum(1), -1)],
+    mistakes=[Mistake("keeps_c_plus_1", lambda e, E, C: torch.where(_rank_in_expert(e, E) <= C, _rank_in_expert(e, E), -1)),
+              Mistake("no_drop", lambda e, E, C: _rank_in_expert(e, E)),
+              Mistake("from_one", lambda e, E, C: torch.where(_rank_in_expert(e, E) + 1 < C, _rank_in_expert(e, E) + 1, -1)),
+              Mistake("global_slot", lambda e, E, C: torch.where(torch.arange(e.shape[0]) < C, torch.arange(e.shape[0]), -1)),
+              Mistake("unstable_sort", lambda e, E, C: _by_sort(e, E, C, stable=False))],
+    taught_in="07_generation",
+    atol=0,
+)
+def expert_slots(expert, E, C):
+    onehot = (expert.unsqueeze(1) == torch.arange(E, device=expert.device)).long()   # (N, E)
+    before = onehot.cumsum(0) - 1                     # (N, E): tokens of each expert so far, minus 1
+    rank = before.gather(1, expert.unsqueeze(1)).squeeze(1)   # (N,): its place in its expert's queue
+    return torch.where(rank < C, rank, -1)           # place C and later: dropped
+
+
+# --------------------------------------------------------------------------------------------
 def moe_dispatch_spec(x, expert, E, C):
     N, D = x.shape
     buf = torch.zeros(E, C, D, dtype=x.dtype)
@@ -231,7 +296,7 @@ def _dispatch(x, dest, E, C, rows):
 
 
 @st.composite
-def _moe_dispatch_cases(draw):
+def _capacity_dispatch_cases(draw):
     N, D, E, C = (draw(st.integers(lo, hi)) for lo, hi in ((0, 6), (1, 2), (1, 3), (1, 3)))
     return draw(ints((N, D))), draw(index((N,), E)), E, C
 
@@ -244,7 +309,7 @@ def _moe_dispatch_cases(draw):
                 (torch.zeros(0, 2, dtype=I64), t([]), 2, 1),  # N = 0
                 (t([[4], [-4]]), t([0, 0]), 1, 1),            # E = 1, C = 1, D = 1
                 (t([[5, -5]]), t([1]), 2, 1)],
-    strategy=_moe_dispatch_cases,
+    strategy=_capacity_dispatch_cases,
     right=[lambda x, e, E, C: torch.zeros(E * C + 1, x.shape[1], dtype=x.dtype, device=x.device).index_add(
                0, torch.where(_slot(e, E) < C, e * C + _slot(e, E), E * C), x)[:E * C].view(E, C, -1),
            lambda x, e, E, C: torch.zeros(E * C + 1, x.shape[1], dtype=x.dtype, device=x.device).scatter_add(
@@ -260,7 +325,7 @@ def _moe_dispatch_cases(draw):
     taught_in="07_generation",
     atol=1e-6,
 )
-def moe_dispatch(x, expert, E, C):
+def capacity_dispatch(x, expert, E, C):
     N, D = x.shape
     onehot = (expert.unsqueeze(1) == torch.arange(E, device=x.device)).long()  # (N, E)
     # (N,) rank in expert
@@ -285,7 +350,7 @@ def moe_combine_spec(buf, expert, slot, weight):
 
 
 @st.composite
-def _moe_combine_cases(draw):
+def _capacity_combine_cases(draw):
     N, D, E, C = (draw(st.integers(lo, hi)) for lo, hi in ((0, 5), (1, 2), (1, 3), (1, 3)))
     return (draw(floats((E, C, D))), draw(index((N,), E)), draw(ints((N,), -1, C - 1)),
             draw(floats((N,), 0, 10)))
@@ -304,7 +369,7 @@ def _rows(buf, e, s):
                  t([0, 1, 0, 1]), t([1, 0, 0, -1]), t([0.5, 2.0, 1.0, 0.3], F32)),
                 (torch.zeros(2, 1, 2), t([]), t([]), t([], F32)),        # N = 0
                 (t([[[2.0]]], F32), t([0]), t([0]), t([1.5], F32))],
-    strategy=_moe_combine_cases,
+    strategy=_capacity_combine_cases,
     right=[lambda b, e, s, w: b.flatten(0, 1).gather(0, _rows(b, e, s)) * (w * (s >= 0)).unsqueeze(1),
            lambda b, e, s, w: (b.view(-1, b.shape[2]).gather(0, _rows(b, e, s)) * w[:, None])
            .masked_fill(s[:, None] < 0, 0.0),
@@ -318,7 +383,7 @@ def _rows(buf, e, s):
     taught_in="07_generation",
     atol=1e-6,
 )
-def moe_combine(buf, expert, slot, weight):
+def capacity_combine(buf, expert, slot, weight):
     E, C, D = buf.shape
     # (N,): row of the flat buffer
     rows = expert * C + slot.clamp(min=0)
