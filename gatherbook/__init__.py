@@ -12,7 +12,7 @@ Every notebook imports the package once and calls its helpers through ``gb``::
 comment). The names load on first use (a chapter that draws no figure does not import
 matplotlib). The modules behind them: ``runtime`` (language and device), ``figures`` (the figure
 kit), ``exercises`` (the exercises and puzzles, and their checker), ``logprobs``, ``fused_logprobs``, ``vocab_parallel``, ``memory``,
-``tinylm``, ``vision``, ``generation``, ``bench`` (recorded measurements).
+``tinylm``, ``vision``, ``generation``, ``expert_parallel``, ``bench`` (recorded measurements).
 """
 from __future__ import annotations
 
@@ -78,7 +78,14 @@ _EXPORTS: dict[str, tuple[str, int]] = {
     "swiglu_experts": ("gatherbook.generation", 7),
     "moe_loop": ("gatherbook.generation", 7),
     "moe_sorted": ("gatherbook.generation", 7),
+    "repetition_penalty": ("gatherbook.generation", 7),
+    "capacity_slots": ("gatherbook.generation", 7),
+    "load_balancing_loss": ("gatherbook.generation", 7),
+    "run_expert_parallel": ("gatherbook.expert_parallel", 7),
     "draw_routing": ("gatherbook.figures.generation", 7),
+    "draw_beam_step": ("gatherbook.figures.generation", 7),
+    "draw_top_p": ("gatherbook.figures.generation", 7),
+    "draw_capacity": ("gatherbook.figures.generation", 7),
     # Practice (the part after chapter 7): gb.check checks the puzzles too
     "show": ("gatherbook.exercises", 8),
     "board": ("gatherbook.exercises", 8),

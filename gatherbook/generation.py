@@ -2,7 +2,7 @@
 
 Introduced in Chapter 7. Every function works on a batch and states its shapes:
 
-- sampling: :func:`greedy`, :func:`top_k_filter`, :func:`top_p_filter` (sort, cumsum, then the
+- sampling: :func:`greedy`, :func:`repetition_penalty` (gather, ``where``, scatter), :func:`top_k_filter`, :func:`top_p_filter` (sort, cumsum, then the
   mask scattered back to vocabulary order, or gathered back with the inverse permutation),
   :func:`sample` (seeded, drawn on the CPU so that a seed gives the same tokens on any device);
 - beam search: :func:`flat_topk` (a top-k over beams x vocabulary, beam and token recovered with
@@ -11,7 +11,8 @@ Introduced in Chapter 7. Every function works on a batch and states its shapes:
 - Mixture of Experts: :func:`route` (top-k of the router's softmax, weights renormalised),
   :func:`dispatch` (tokens sorted by expert, with counts), :func:`combine` (``index_add_``),
   :func:`moe_loop` (one masked pass per expert) and :func:`moe_sorted` (sorted dispatch), equal
-  to each other and to transformers' ``MixtralSparseMoeBlock``.
+  to each other and to transformers' ``MixtralSparseMoeBlock``; at scale, :func:`capacity_slots`
+  (each pair's place in its expert's queue, for a capacity) and :func:`load_balancing_loss`.
 """
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ import torch
 from torch.nn import functional as F
 
 __all__ = [
-    "greedy", "top_k_filter", "top_p_filter", "top_p_filter_gather", "sample",
+    "greedy", "top_k_filter", "top_p_filter", "top_p_filter_gather", "sample", "repetition_penalty",
     "flat_topk", "beam_offsets", "reorder_cache", "beam_search",
     "route", "dispatch", "combine", "swiglu_experts", "moe_loop", "moe_sorted",
+    "capacity_slots", "load_balancing_loss",
 ]
 
 NEG_INF = float("-inf")
@@ -124,6 +126,25 @@ def sample(logits: torch.Tensor, generator: torch.Generator, temperature: float 
     gumbel = -torch.log(-torch.log(u.clamp_min(1e-300)))
     scores = logits.double() / temperature + gumbel.to(logits.device)
     return scores.argmax(-1)
+
+
+def repetition_penalty(logits: torch.Tensor, ids: torch.Tensor, penalty: float) -> torch.Tensor:
+    """The logits of the tokens already in ``ids`` made less likely: ``(B, V)`` -> ``(B, V)``.
+
+    Introduced in Chapter 7. ``ids`` ``(B, L)`` int64, the tokens so far (repeats allowed).
+    Each seen token's logit is read with ``gather``, divided by ``penalty`` where positive and
+    multiplied where negative (``where``), and written back with ``scatter``: an id seen twice is
+    written twice with the same value. transformers' ``RepetitionPenaltyLogitsProcessor``.
+    """
+    _check_logits(logits, "repetition_penalty")
+    if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.dim() != 2 or ids.shape[0] != logits.shape[0]:
+        got = f"shape {tuple(ids.shape)}, dtype {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
+        raise TypeError(f"repetition_penalty: ids must be a (B, L) int64 tensor with B = {logits.shape[0]}; got {got}.")
+    if not penalty > 0:
+        raise ValueError(f"repetition_penalty: penalty must be > 0; got {penalty!r}.")
+    seen = logits.gather(-1, ids)                                      # (B, L)
+    seen = torch.where(seen < 0, seen * penalty, seen / penalty)
+    return logits.scatter(-1, ids, seen)                               # repeats write equal values
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,3 +299,31 @@ def moe_sorted(x: torch.Tensor, weights: torch.Tensor, experts: torch.Tensor,
     groups = x_sorted.split(counts.tolist())  # one (n_e, H) view per expert
     y_sorted = torch.cat([fn(g) for fn, g in zip(expert_fns, groups)])  # (T * k, H)
     return combine(y_sorted, order, weights, x.shape[0])
+
+
+def capacity_slots(experts: torch.Tensor, num_experts: int) -> torch.Tensor:
+    """Each (token, slot) pair's place in its expert's queue: ``(T, k)`` -> ``(T, k)`` int64.
+
+    Introduced in Chapter 7. The pairs queue in flat order ``t * k + j`` (earlier tokens
+    first); pair ``(t, j)`` is number ``slots[t, j]`` (from 0) of expert ``experts[t, j]``: a
+    running count per expert (``one_hot(...).cumsum(0)``), read at the pair's own expert with
+    ``gather``. With a capacity ``C``, the pairs with ``slots >= C`` are dropped.
+    """
+    flat = experts.reshape(-1, 1)                                      # (T * k, 1)
+    running = F.one_hot(flat[:, 0], num_experts).cumsum(0)             # (T * k, E)
+    return (running.gather(1, flat) - 1).view(experts.shape)
+
+
+def load_balancing_loss(router_logits: torch.Tensor, k: int) -> torch.Tensor:
+    """The Switch / Mixtral auxiliary loss from the dispatch's counts: ``(T, E)`` -> ``()``.
+
+    Introduced in Chapter 7. ``E * sum_e f_e * P_e`` with ``f_e = counts[e] / T`` (the rows
+    that expert ``e`` receives per token, ``bincount`` of the top-``k`` experts) and ``P_e`` the
+    router's mean probability of ``e``; it is ``k`` when both are uniform.
+    Equal to transformers' ``load_balancing_loss_func`` for one layer without a mask.
+    """
+    T, E = router_logits.shape
+    probs = router_logits.softmax(-1)                                  # (T, E)
+    experts = probs.topk(k, dim=-1).indices                            # (T, k)
+    counts = torch.bincount(experts.reshape(-1), minlength=E)          # (E,)
+    return E * (counts / T * probs.mean(0)).sum()

@@ -31,7 +31,7 @@ import torch.distributed as dist
 
 from gatherbook import args
 
-__all__ = ["vocab_parallel_token_logprobs", "run_vocab_parallel", "free_port"]
+__all__ = ["vocab_parallel_token_logprobs", "run_vocab_parallel", "free_port", "run_ranks"]
 
 
 class _VocabParallelLogprobs(torch.autograd.Function):
@@ -105,6 +105,34 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def run_ranks(module: str, world_size: int, folder: str, timeout: float) -> int:
+    """Start ``python -m module rank world_size port folder`` for every rank on a free port of
+    127.0.0.1 and wait for all; return the port. Each rank reads its inputs from and writes its
+    results to ``folder``. Raises RuntimeError with a failed rank's error output, or on timeout.
+
+    One fresh interpreter per rank: unlike multiprocessing's spawn, it does not re-import the
+    caller's main module (a notebook's kernel), so it starts in the time it takes to import torch.
+    """
+    port = free_port()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    procs = [subprocess.Popen([sys.executable, "-m", module, str(r), str(world_size), str(port), folder],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+             for r in range(world_size)]
+    errors = []
+    for r, proc in enumerate(procs):
+        try:
+            _, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            for p in procs:
+                p.kill()
+            raise RuntimeError(f"rank {r} did not finish within {timeout} s") from None
+        if proc.returncode != 0:
+            errors.append(f"rank {r} exited with {proc.returncode}:\n{err.decode()[-2000:]}")
+    if errors:
+        raise RuntimeError("\n".join(errors))
+    return port
+
+
 def _worker(rank: int, world_size: int, port: int, folder: str) -> None:
     """One rank: read its shard, compute, backpropagate ``(out * weights).sum()``, save results."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -167,27 +195,7 @@ def run_vocab_parallel(
             torch.save({"local_logits": logits[..., r * width:(r + 1) * width].detach().cpu().clone(),
                         "ids": ids.cpu(), "vocab_start": r * width,
                         "weights": weights.detach().cpu()}, Path(folder) / f"in{r}.pt")
-        port = free_port()
-        # One fresh interpreter per rank (`python -m gatherbook.vocab_parallel`): unlike
-        # multiprocessing's spawn, it does not re-import the caller's main module (a notebook's
-        # kernel), so it starts in the time it takes to import torch.
-        env = {**os.environ, "OMP_NUM_THREADS": "1"}
-        procs = [subprocess.Popen([sys.executable, "-m", "gatherbook.vocab_parallel", str(r),
-                                   str(world_size), str(port), folder],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-                 for r in range(world_size)]
-        errors = []
-        for r, proc in enumerate(procs):
-            try:
-                _, err = proc.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                for p in procs:
-                    p.kill()
-                raise RuntimeError(f"rank {r} did not finish within {timeout} s") from None
-            if proc.returncode != 0:
-                errors.append(f"rank {r} exited with {proc.returncode}:\n{err.decode()[-2000:]}")
-        if errors:
-            raise RuntimeError("\n".join(errors))
+        port = run_ranks("gatherbook.vocab_parallel", world_size, folder, timeout)
         results = [torch.load(Path(folder) / f"out{r}.pt") for r in range(world_size)]
     return {"out": [r["out"] for r in results],
             "grad": torch.cat([r["grad"] for r in results], dim=-1),

@@ -2,8 +2,9 @@
 
 The top-p mask scattered back to vocabulary order, a find-the-bug on a token drawn among the
 top k (the draw's position among the candidates gathered back to its token id), one step of beam
-search (flat top-k, ``//`` and ``%``), the batched cache reorder (the batch offset), and the
-Mixture-of-Experts dispatch, combine and routing weights. Logits and scores are distinct in every row (a permutation of
+search (flat top-k, ``//`` and ``%``), the batched cache reorder (the batch offset), the
+Mixture-of-Experts dispatch, combine and routing weights, the repetition penalty (gather, where,
+scatter), each pair's place in its expert's queue (capacity) and the load-balancing loss. Logits and scores are distinct in every row (a permutation of
 spaced values), so the sort and the top-k have one right answer without ties; sizes are drawn
 so that B != K and T * k != T, where the planted mistakes bite.
 """
@@ -235,7 +236,8 @@ def _top_p_loop(logits, p):
         (torch.tensor([[0.0, 4.0, 1.0, -2.0]]), 0.3),                   # only the top token stays
         (torch.tensor([[0.3, 0.2, 0.1, 0.0, -0.1]]), 0.9),              # sorted already
         (torch.tensor([[1.0, -0.5, 2.0], [0.0, 0.4, -0.2]]), 0.0),      # p == 0: the top token alone stays
-    ],
+        (torch.tensor([[3.0, 0.0, -2.5], [0.5, 0.2, 0.4]]), 1.0),       # p == 1: every token stays (the
+    ],                                                                   # last of row 0 holds 0.4%)
     random_case=_top_p_random,
     seed=701,
     mistakes=[
@@ -246,14 +248,16 @@ def _top_p_loop(logits, p):
         Mistake("top_removed_too", _top_removed_too),
     ],
     right=[_top_p_ascending, _top_p_gather, _top_p_loop],
-    wrong=[Wrong(lambda logits, p: top_p_remove(logits, p).float(), hint="generic.dtype", kind="dtype")],
+    wrong=[Wrong(lambda logits, p: top_p_remove(logits, p).float(), hint="generic.dtype", kind="dtype"),
+           Wrong(lambda logits, p: top_p_remove(logits, min(p, 0.99)), hint=None, kind="values",
+                 why="p clamped below 1: at p = 1 a token holding under 1% is removed")],
 )
 def top_p_remove(logits: torch.Tensor, p: float) -> torch.Tensor:
     """Which tokens top-p removes: ``(B, V)`` bool, ``True`` where removed.
 
     A token is removed when the tokens ranked above it (by logit, descending) already hold
     probability ``>= p``; the most likely token is always kept. logits: (B, V) float with
-    distinct values in each row; p: float in [0, 1).
+    distinct values in each row; p: float in [0, 1] (p = 1 keeps every token).
     Returns (B, V) bool.
     """
     sorted_logits, order = logits.sort(dim=-1, descending=True)
@@ -675,3 +679,286 @@ def route_weights(router_logits: torch.Tensor, k: int) -> torch.Tensor:
     weights, experts = router_logits.softmax(-1).topk(k, dim=-1)
     weights = weights / weights.sum(-1, keepdim=True)
     return torch.zeros_like(router_logits).scatter(1, experts, weights)
+
+
+# --------------------------------------------------------------------------------------------
+# 8. the repetition penalty: gather, where, scatter
+
+def _penalty_divide_always(logits, ids, penalty):
+    return logits.scatter(-1, ids, logits.gather(-1, ids) / penalty)
+
+
+def _penalty_sign_swapped(logits, ids, penalty):
+    seen = logits.gather(-1, ids)
+    return logits.scatter(-1, ids, torch.where(seen < 0, seen / penalty, seen * penalty))
+
+
+def _penalty_twice(logits, ids, penalty):  # scatter_add of the change: a repeated id changes twice
+    seen = logits.gather(-1, ids)
+    new = torch.where(seen < 0, seen * penalty, seen / penalty)
+    return logits.scatter_add(-1, ids, new - seen)
+
+
+def _penalty_first_row(logits, ids, penalty):  # row 0's ids for every row
+    seen = logits[:, ids[0]]
+    return logits.scatter(-1, ids[:1].expand_as(ids), torch.where(seen < 0, seen * penalty, seen / penalty))
+
+
+def _penalty_in_place(logits, ids, penalty):
+    seen = logits.gather(-1, ids)
+    return logits.scatter_(-1, ids, torch.where(seen < 0, seen * penalty, seen / penalty))
+
+
+def _penalty_mask(logits, ids, penalty):  # transformers' newer form: a mask, then where
+    seen = torch.zeros_like(logits, dtype=torch.bool).scatter(-1, ids, True)
+    return torch.where(seen, torch.where(logits < 0, logits * penalty, logits / penalty), logits)
+
+
+def _penalty_loop(logits, ids, penalty):
+    out = logits.clone()
+    for b in range(logits.shape[0]):
+        for v in set(ids[b].tolist()):
+            x = logits[b, v]
+            out[b, v] = x * penalty if x < 0 else x / penalty
+    return out
+
+
+def _penalty_one_hot(logits, ids, penalty):
+    seen = torch.nn.functional.one_hot(ids, logits.shape[-1]).sum(1) > 0  # (B, V)
+    factor = torch.where(logits < 0, torch.full_like(logits, penalty), torch.full_like(logits, 1 / penalty))
+    return torch.where(seen, logits * factor, logits)
+
+
+def _penalty_random(g: torch.Generator):
+    B = _int(g, 1, 3)
+    V = B + _int(g, 3, 6)
+    L = _int(g, 2, 6)
+    logits = _distinct_rows(g, B, V, step=0.9)
+    ids = torch.randint(0, V, (B, L), generator=g)
+    ids[:, -1] = ids[:, 0]  # a repeated id in every row
+    return logits, ids, (1.2, 1.5, 2.0)[_int(g, 0, 2)]
+
+
+@exercise(
+    args=("logits", "ids", "penalty"),
+    edge_cases=[
+        (torch.tensor([[1.0, 3.0, -1.0, 2.5, 0.0, 2.0]]), _t([[1, 2, 1]]), 2.0),   # id 1 twice, a negative
+        (torch.tensor([[2.0, -1.0, 0.5, -3.0], [-2.0, 1.0, 4.0, 0.0]]), _t([[0, 3], [2, 2]]), 1.5),  # B = 2
+        (torch.tensor([[0.5, -0.5, 1.5]]), _t([[2]]), 1.2),                        # one id
+        (torch.tensor([[-1.0, 2.0, -4.0], [1.0, 0.5, -0.5], [3.0, -2.0, 0.0]]), _t([[0, 2], [1, 1], [0, 1]]), 2.0),
+    ],
+    random_case=_penalty_random,
+    seed=708,
+    mistakes=[
+        Mistake("divide_always", _penalty_divide_always),
+        Mistake("sign_swapped", _penalty_sign_swapped),
+        Mistake("penalised_twice", _penalty_twice),
+        Mistake("first_row_ids", _penalty_first_row),
+    ],
+    right=[_penalty_mask, _penalty_loop, _penalty_one_hot],
+    wrong=[Wrong(_penalty_in_place, hint="generic.mutated_input", kind="mutated_input")],
+)
+def repetition_penalty(logits: torch.Tensor, ids: torch.Tensor, penalty: float) -> torch.Tensor:
+    """The logits of the tokens already generated made less likely: -> (B, V).
+
+    logits: (B, V) float; ids: (B, L) int64 in [0, V), the tokens so far (an id may repeat);
+    penalty: float > 1. A seen token's logit is divided by ``penalty`` where it is positive and
+    multiplied by it where it is negative (once, however often the token was seen); the others
+    are unchanged, and ``logits`` is left as it was.
+    """
+    seen = logits.gather(-1, ids)                                         # (B, L)
+    seen = torch.where(seen < 0, seen * penalty, seen / penalty)
+    return logits.scatter(-1, ids, seen)                                  # repeats write equal values
+
+
+# --------------------------------------------------------------------------------------------
+# 9. capacity: each pair's place in its expert's queue
+
+def _slots_position(experts, num_experts):  # the pair's flat position, whatever its expert
+    return torch.arange(experts.numel(), device=experts.device).view(experts.shape)
+
+
+def _slots_from_one(experts, num_experts):
+    running = torch.nn.functional.one_hot(experts.reshape(-1), num_experts).cumsum(0)
+    return running.gather(1, experts.reshape(-1, 1)).view(experts.shape)
+
+
+def _slots_column_major(experts, num_experts):  # every first choice queued before any second
+    flat = experts.T.reshape(-1, 1)
+    running = torch.nn.functional.one_hot(flat[:, 0], num_experts).cumsum(0)
+    return (running.gather(1, flat) - 1).view(experts.T.shape).T
+
+
+def _slots_total(experts, num_experts):  # the expert's total count, not the running count
+    counts = torch.bincount(experts.reshape(-1), minlength=num_experts)
+    return counts[experts] - 1
+
+
+def _slots_sort(experts, num_experts):  # stable sort by expert: rank minus the group's start
+    flat = experts.reshape(-1)
+    order = flat.argsort(stable=True)
+    counts = torch.bincount(flat, minlength=num_experts)
+    start = counts.cumsum(0) - counts
+    rank = torch.empty_like(order)
+    rank[order] = torch.arange(flat.numel(), device=flat.device)
+    return (rank - start[flat]).view(experts.shape)
+
+
+def _slots_loop(experts, num_experts):
+    seen = [0] * num_experts
+    out = torch.empty_like(experts)
+    for t in range(experts.shape[0]):
+        for j in range(experts.shape[1]):
+            e = int(experts[t, j])
+            out[t, j] = seen[e]
+            seen[e] += 1
+    return out
+
+
+def _slots_triangle(experts, num_experts):  # pairs before me with my expert: a lower triangle
+    flat = experts.reshape(-1)
+    same = flat[:, None] == flat[None, :]
+    before = torch.ones_like(same).tril(-1)
+    return (same & before).sum(1).view(experts.shape)
+
+
+def _slots_random(g: torch.Generator):
+    T, E = _int(g, 2, 8), _int(g, 3, 6)
+    k = _int(g, 1, min(3, E - 1))
+    T += T == E  # T != E
+    return torch.stack([torch.randperm(E, generator=g)[:k] for _ in range(T)]), E
+
+
+@exercise(
+    args=("experts", "num_experts"),
+    edge_cases=[
+        (_t([[0, 2], [2, 1], [1, 3], [1, 0], [0, 2], [2, 3]]), 4),   # the chapter's routing
+        (_t([[1, 0], [0, 1], [1, 0]]), 3),                             # an unused expert
+        (_t([[2], [2], [0], [2]]), 3),                                 # k = 1
+        (_t([[3, 1, 0]]), 4),                                          # one token
+    ],
+    random_case=_slots_random,
+    seed=709,
+    mistakes=[
+        Mistake("flat_position", _slots_position),
+        Mistake("counted_from_one", _slots_from_one),
+        Mistake("column_major", _slots_column_major),
+        Mistake("total_count", _slots_total),
+    ],
+    right=[_slots_sort, _slots_loop, _slots_triangle],
+    wrong=[Wrong(lambda experts, num_experts: capacity_slots(experts, num_experts).float(),
+                 hint="generic.dtype", kind="dtype")],
+)
+def capacity_slots(experts: torch.Tensor, num_experts: int) -> torch.Tensor:
+    """Each (token, slot) pair's place in its expert's queue: -> (T, k) int64.
+
+    experts: (T, k) int64 in [0, num_experts), distinct in each row. The pairs queue in flat
+    order ``t * k + j`` (token 0's pairs first); pair ``(t, j)`` gets how many earlier pairs
+    went to the same expert. With a capacity C, the pairs whose place is ``>= C`` are dropped.
+    """
+    flat = experts.reshape(-1, 1)                                         # (T * k, 1)
+    running = torch.nn.functional.one_hot(flat[:, 0], num_experts).cumsum(0)  # (T * k, E)
+    return (running.gather(1, flat) - 1).view(experts.shape)
+
+
+# --------------------------------------------------------------------------------------------
+# 10. the load-balancing loss
+
+def _lb_parts(router_logits, k):
+    probs = router_logits.softmax(-1)
+    counts = torch.bincount(probs.topk(k, -1).indices.reshape(-1), minlength=router_logits.shape[1])
+    return probs, counts
+
+
+def _lb_no_num_experts(router_logits, k):
+    probs, counts = _lb_parts(router_logits, k)
+    return (counts / router_logits.shape[0] * probs.mean(0)).sum()
+
+
+def _lb_rows_fraction(router_logits, k):  # counts / (T * k): the share of rows, not per token
+    probs, counts = _lb_parts(router_logits, k)
+    T, E = router_logits.shape
+    return E * (counts / (T * k) * probs.mean(0)).sum()
+
+
+def _lb_top1_only(router_logits, k):
+    probs = router_logits.softmax(-1)
+    T, E = probs.shape
+    counts = torch.bincount(probs.argmax(-1), minlength=E)
+    return E * (counts / T * probs.mean(0)).sum()
+
+
+def _lb_topk_probs(router_logits, k):  # P from the renormalised top-k weights, not the softmax
+    T, E = router_logits.shape
+    w, e = router_logits.softmax(-1).topk(k, -1)
+    dense = torch.zeros_like(router_logits).scatter(1, e, w / w.sum(-1, keepdim=True))
+    counts = torch.bincount(e.reshape(-1), minlength=E)
+    return E * (counts / T * dense.mean(0)).sum()
+
+
+def _lb_one_hot(router_logits, k):  # transformers' form: a one-hot per (token, slot)
+    probs = router_logits.softmax(-1)
+    T, E = probs.shape
+    mask = torch.nn.functional.one_hot(probs.topk(k, -1).indices, E).float()   # (T, k, E)
+    return E * (mask.mean(0) * probs.mean(0)[None]).sum()
+
+
+def _lb_loop(router_logits, k):
+    T, E = router_logits.shape
+    probs = router_logits.softmax(-1)
+    total = router_logits.new_zeros(())
+    for e in range(E):
+        picked = sum(int(e in row) for row in probs.topk(k, -1).indices.tolist())
+        total = total + picked / T * probs[:, e].mean()
+    return E * total
+
+
+def _lb_scatter_add(router_logits, k):
+    probs = router_logits.softmax(-1)
+    T, E = probs.shape
+    e = probs.topk(k, -1).indices.reshape(-1)
+    counts = torch.zeros(E, dtype=probs.dtype, device=probs.device).scatter_add_(0, e, torch.ones_like(e, dtype=probs.dtype))
+    return E * (counts / T * probs.mean(0)).sum()
+
+
+def _lb_random(g: torch.Generator):
+    T, E = _int(g, 2, 8), _int(g, 3, 6)
+    T += T == E
+    return _distinct_rows(g, T, E, step=0.6), _int(g, 1, min(3, E - 1))
+
+
+@exercise(
+    args=("router_logits", "k"),
+    edge_cases=[
+        (torch.tensor([[2.0, 0.5, -1.0, 0.0], [1.5, 2.5, 0.0, -0.5], [3.0, -1.0, 1.0, 0.5]]), 2),  # expert 0 popular
+        (torch.tensor([[0.3, -0.2, 0.1], [-0.4, 0.6, 0.0], [0.2, 0.0, 0.9], [0.5, 0.1, -0.3]]), 1),   # k = 1
+        (torch.tensor([[1.0, -1.0, 0.5, 0.0, -0.5]]), 3),                                               # one token
+    ],
+    random_case=_lb_random,
+    seed=710,
+    grad="same",
+    atol=ATOL,
+    mistakes=[
+        Mistake("no_num_experts", _lb_no_num_experts),
+        Mistake("rows_fraction", _lb_rows_fraction),
+        Mistake("top1_only", _lb_top1_only),
+        Mistake("topk_probs", _lb_topk_probs),
+    ],
+    right=[_lb_one_hot, _lb_loop, _lb_scatter_add],
+    wrong=[Wrong(lambda router_logits, k: load_balancing_loss(router_logits, k).detach(), hint="generic.no_grad",
+                 kind="no_grad"),
+           Wrong(lambda router_logits, k: load_balancing_loss(router_logits, k)[None], hint="generic.size_one",
+                 kind="shape")],
+)
+def load_balancing_loss(router_logits: torch.Tensor, k: int) -> torch.Tensor:
+    """The auxiliary loss that keeps a router's experts evenly used: -> () float.
+
+    router_logits: (T, E) float, distinct in each row; k: experts per token. With ``probs =
+    softmax(router_logits)``, ``f[e]`` = (rows expert ``e`` gets from the top-``k``) / T and
+    ``P[e]`` = ``probs[:, e].mean()``: ``E * sum_e f[e] * P[e]`` (Switch Transformer; transformers'
+    ``load_balancing_loss_func`` for one layer). Its gradient flows through ``P`` only.
+    """
+    T, E = router_logits.shape
+    probs = router_logits.softmax(-1)                                     # (T, E)
+    counts = torch.bincount(probs.topk(k, dim=-1).indices.reshape(-1), minlength=E)  # (E,)
+    return E * (counts / T * probs.mean(0)).sum()

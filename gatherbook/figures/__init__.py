@@ -11,7 +11,7 @@ page's language, lives in the notebook cell. End a figure cell with ``;``.
 """
 from gatherbook.figures.charts import bars, draw_curves, draw_errors, draw_peaks, draw_ratios, lines
 from gatherbook.figures.gather import draw_gather, draw_index_shapes
-from gatherbook.figures.generation import draw_routing
+from gatherbook.figures.generation import draw_beam_step, draw_capacity, draw_routing, draw_top_p
 from gatherbook.figures.grid import draw_tensors
 from gatherbook.figures.images import draw_images, draw_patch_rows, draw_patches
 from gatherbook.figures.rl import draw_grid_policy, draw_q_picks
@@ -24,5 +24,6 @@ __all__ = [
     "draw_gather", "draw_index_shapes", "draw_tensors", "draw_padding", "draw_token_logprobs_3d",
     "draw_scatter", "draw_shift", "draw_char_logprobs", "draw_token_mask", "draw_q_picks",
     "draw_grid_policy", "draw_patches", "draw_patch_rows", "draw_images", "draw_peaks",
-    "draw_errors", "draw_curves", "draw_ratios", "draw_routing", "bars", "lines", "use_book_format",
+    "draw_errors", "draw_curves", "draw_ratios", "draw_routing", "draw_beam_step", "draw_top_p",
+    "draw_capacity", "bars", "lines", "use_book_format",
 ]

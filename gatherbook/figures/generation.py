@@ -1,6 +1,7 @@
-"""The picture of Chapter 7: Mixture-of-Experts routing, tokens to expert groups and back.
+"""The pictures of Chapter 7: beam search's flat top-k and cache reorder, the top-p cut, and
+Mixture-of-Experts routing (tokens to expert groups and back) and capacity.
 
-One public function, :func:`draw_routing`. Labels are code identifiers and numbers only, so one
+:func:`draw_beam_step`, :func:`draw_top_p`, :func:`draw_routing`, :func:`draw_capacity`. Labels are code identifiers and numbers only, so one
 figure serves both editions; the caption, in the page's language, lives in the cell metadata.
 The figure is narrow (two columns of boxes, about 3.7 inches wide), so it fits a 390 px phone.
 End a figure cell with ``;``.
@@ -8,13 +9,16 @@ End a figure cell with ``;``.
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
+from gatherbook import args
 from gatherbook.figures import style
+from gatherbook.figures.grid import cell_array, panel, render, text_panel
 
-__all__ = ["draw_routing"]
+__all__ = ["draw_beam_step", "draw_top_p", "draw_routing", "draw_capacity"]
 
 _ROW_H = 0.30  # inches per sorted row
 _BOX_W = 0.95
@@ -92,3 +96,106 @@ def draw_routing(experts: torch.Tensor, num_experts: int | None = None) -> Figur
         ax.text(x_grp, (y0 + y1) / 2, f"e{e}\n n={len(rows)}", va="center", ha="left",
                 fontsize=style.FS_LABEL, family=style.FONT, color=style.INK, linespacing=1.1)
     return fig
+
+
+@style.styled
+def draw_beam_step(scores: torch.Tensor, num_beams: int) -> Figure:
+    """One step of beam search for one row: the flat top-k over ``scores`` and the cache reorder.
+
+    Introduced in Chapter 7. ``scores`` ``(K, V)`` (or ``(1, K, V)``), each old beam's total
+    log-probability extended by each token, ``K = num_beams``. Top: the grid, each row in its
+    beam's colour, the ``K`` best cells of the whole grid outlined (ranked ``#0`` ...). Bottom:
+    the cache rows, new row ``i`` a copy of old row ``beam[i]`` (``index_select(0, beam)``).
+    """
+    scores = args.tensor("scores", scores, kind="float").detach().cpu()
+    scores = scores[0] if scores.dim() == 3 and scores.shape[0] == 1 else scores
+    if scores.dim() != 2 or scores.shape[0] != num_beams or not 1 <= num_beams <= 4 or scores.shape[1] > 8:
+        raise ValueError(f"draw_beam_step: scores must be (K, V) with K = num_beams <= 4 and V <= 8; "
+                         f"got {tuple(scores.shape)}, num_beams = {num_beams!r}.")
+    K, V = scores.shape
+    best = scores.reshape(-1).topk(K).indices  # (K,): flat positions, best first
+    beam, token = best // V, best % V
+    faces = cell_array([style.PALETTE[b % len(style.PALETTE)] for b in range(K) for _ in range(V)], (K, V))
+    mark = torch.zeros(K * V, dtype=torch.bool)
+    mark[best] = True
+    grid = panel("scores", scores, f"scores {tuple(scores.shape)}: top {K} of K*V", faces=faces,
+                 mark=mark.view(K, V), mark_color=style.MARK)
+    old = text_panel("old", [[f"beam {b}"] for b in range(K)],
+                     [[style.PALETTE[b % len(style.PALETTE)]] for b in range(K)], "old cache",
+                     row_names=tuple(map(str, range(K))), col_numbers=False)
+    new = text_panel("new", [[f"beam {int(b)} + {int(t)}"] for b, t in zip(beam, token)],
+                     [[style.PALETTE[int(b) % len(style.PALETTE)]] for b in beam],
+                     f"new = old[{beam.tolist()}]", row_names=tuple(map(str, range(K))), col_numbers=False)
+    return render([[grid], [old, new]], None)
+
+
+@style.styled
+def draw_top_p(logits: torch.Tensor, p: float) -> Figure:
+    """Each row's probabilities sorted, most likely first, and where top-p cuts them.
+
+    Introduced in Chapter 7. ``logits`` ``(B, V)``, B <= 3, V <= 10. One bar chart per row,
+    stacked: each bar labelled with its token id, the kept bars coloured and the removed ones
+    pale, the running mass before each token written above it, and a dashed line at the cut.
+    """
+    logits = args.tensor("logits", logits, kind="float").detach().cpu()
+    if logits.dim() != 2 or not 1 <= logits.shape[0] <= 3 or logits.shape[1] > 10:
+        raise ValueError(f"draw_top_p: logits must be (B, V) with B <= 3 and V <= 10; got {tuple(logits.shape)}.")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"draw_top_p: p must lie in [0, 1]; got {p!r}.")
+    B, V = logits.shape
+    sorted_logits, order = logits.sort(dim=-1, descending=True, stable=True)
+    probs = sorted_logits.softmax(-1)
+    before = probs.cumsum(-1) - probs
+    keep = before < p
+    keep[:, 0] = True
+    fig, axes = plt.subplots(B, 1, figsize=(style.CHART_WIDTH, 1.55 * B + 0.2), squeeze=False)
+    for b, ax in enumerate(axes[:, 0]):
+        x = np.arange(V)
+        faces = [style.BAR if k else style.FAINT_FACE for k in keep[b].tolist()]
+        ax.bar(x, probs[b].numpy(), color=faces, edgecolor=style.EDGE, linewidth=0.6, width=0.75)
+        for i in range(V):
+            ax.text(i, probs[b, i].item() + 0.03, f"{before[b, i].item():.2f}", ha="center", va="bottom",
+                    fontsize=style.FS_TAG, color=style.INK if keep[b, i] else style.MUTED)
+        n = int(keep[b].sum())
+        if n < V:
+            ax.axvline(n - 0.5, color=style.MARK, linestyle="--", linewidth=1)
+        ax.set_xticks(x, [str(i) for i in order[b].tolist()], fontsize=style.FS_LABEL)
+        ax.set_ylim(0, 1.18)
+        ax.set_yticks([0, 0.5, 1])
+        ax.set_xlim(-0.6, V - 0.4)
+        ax.set_title(f"row {b}: keeps {n} (p = {p:g})", loc="left", fontsize=style.FS_TITLE)
+        ax.spines[["top", "right"]].set_visible(False)
+    axes[-1, 0].set_xlabel("token id, most likely first")
+    fig.tight_layout(h_pad=0.6)
+    return fig
+
+
+@style.styled
+def draw_capacity(experts: torch.Tensor, capacity: int, num_experts: int) -> Figure:
+    """Each (token, slot) pair's expert and place in that expert's queue, the dropped pairs marked.
+
+    Introduced in Chapter 7. ``experts`` ``(T, k)`` int64, at most 8 tokens. The cell of pair
+    ``(t, j)`` reads ``e{expert}:{place}`` in its expert's colour; a place ``>= capacity`` is
+    dropped (a pale cell outlined in red). A token whose every pair is dropped keeps only the
+    residual ``x[t]``.
+    """
+    experts = args.tensor("experts", experts, kind="int").detach().cpu()
+    if experts.dim() != 2 or not 1 <= experts.shape[0] <= 8 or int(experts.min()) < 0 \
+            or int(experts.max()) >= num_experts or num_experts > 8:
+        raise ValueError(f"draw_capacity: experts must be (T, k) with T <= 8 and ids in [0, num_experts) "
+                         f"with num_experts <= 8; got shape {tuple(experts.shape)}, num_experts = {num_experts!r}.")
+    args.integer("capacity", capacity, least=0)
+    from gatherbook.generation import capacity_slots
+    slots = capacity_slots(experts, num_experts)
+    dropped = slots >= capacity
+    texts = [[f"e{int(e)}:{int(s)}" for e, s in zip(er, sr)] for er, sr in zip(experts, slots)]
+    faces = [[style.FAINT_FACE if d else style.PALETTE[int(e) % len(style.PALETTE)] for e, d in zip(er, dr)]
+             for er, dr in zip(experts, dropped)]
+    T = experts.shape[0]
+    pairs = text_panel("slots", texts, faces, f"expert:place\ncapacity = {capacity}",
+                       row_names=tuple(f"x[{t}]" for t in range(T)), mark=dropped.numpy())
+    kept = (~dropped).sum(1)
+    left = text_panel("kept", [[str(int(n))] for n in kept],
+                      [[style.FAINT_FACE if n == 0 else style.PAPER] for n in kept], "kept",
+                      col_numbers=False, mark=(kept == 0).numpy()[:, None])
+    return render([[pairs, left]], None, gap=0.3)

@@ -13,9 +13,10 @@ from gatherbook.exercises import get, names  # noqa: E402
 CH7 = [n for n in names() if n.startswith("ch7.")]
 
 
-def test_chapter_7_has_seven_exercises():
+def test_chapter_7_has_ten_exercises():
     assert CH7 == ["ch7.sample_top_k", "ch7.top_p_remove", "ch7.beam_step", "ch7.reorder_beams", "ch7.moe_dispatch",
-                   "ch7.moe_combine", "ch7.route_weights"]
+                   "ch7.moe_combine", "ch7.route_weights", "ch7.repetition_penalty", "ch7.capacity_slots",
+                   "ch7.load_balancing_loss"]
 
 
 def test_the_cases_hold_the_traps():

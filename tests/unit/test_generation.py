@@ -7,10 +7,11 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
-from gatherbook.figures.generation import draw_routing  # noqa: E402
-from gatherbook.generation import (beam_offsets, beam_search, combine, dispatch, flat_topk,  # noqa: E402
-                                   greedy, moe_loop, moe_sorted, reorder_cache, route, sample,
-                                   swiglu_experts, top_k_filter, top_p_filter, top_p_filter_gather)
+from gatherbook.figures.generation import draw_beam_step, draw_capacity, draw_routing, draw_top_p  # noqa: E402
+from gatherbook.generation import (beam_offsets, beam_search, capacity_slots, combine, dispatch,  # noqa: E402
+                                   flat_topk, greedy, load_balancing_loss, moe_loop, moe_sorted,
+                                   reorder_cache, repetition_penalty, route, sample, swiglu_experts,
+                                   top_k_filter, top_p_filter, top_p_filter_gather)
 
 INF = float("-inf")
 
@@ -255,3 +256,62 @@ def test_routing_picture_fits_a_phone_and_checks_its_input():
     with pytest.raises(ValueError, match="1..8 tokens"):
         draw_routing(torch.zeros(9, 2, dtype=torch.long))
     matplotlib.pyplot.close("all")
+
+
+def test_the_new_pictures_fit_a_phone_and_check_their_input():
+    scores = torch.tensor([[-1.0, -2.6, -0.9, -4.0, -3.1], [-0.7, -3.3, -2.2, -1.5, -5.0]])
+    experts = torch.tensor([[0, 2], [2, 1], [1, 3], [1, 0], [0, 2], [2, 3]])
+    figs = [draw_beam_step(scores, 2), draw_beam_step(scores[None], 2),
+            draw_top_p(torch.tensor([[1.0, 0.8, 0.6, 0.4], [4.0, 0.0, -1.0, -2.0]]), 0.8),
+            draw_capacity(experts, 2, 4)]
+    for fig in figs:
+        assert fig.get_size_inches()[0] <= 3.9  # 390 CSS px at 100 px per inch
+    with pytest.raises(ValueError, match="num_beams"):
+        draw_beam_step(scores, 3)
+    with pytest.raises(ValueError, match="p must lie in"):
+        draw_top_p(scores, 1.5)
+    with pytest.raises(ValueError, match="num_experts"):
+        draw_capacity(experts, 2, 3)
+    matplotlib.pyplot.close("all")
+
+
+# --- at scale: the repetition penalty, capacity, the load-balancing loss ---------------------------
+
+def test_repetition_penalty_is_transformers_processor_and_repeats_write_once():
+    from transformers.generation.logits_process import RepetitionPenaltyLogitsProcessor
+
+    g = torch.Generator().manual_seed(4)
+    logits = torch.randn(5, 12, generator=g) * 3
+    ids = torch.randint(0, 12, (5, 9), generator=g)
+    for penalty in (0.7, 1.3, 2.0):
+        theirs = RepetitionPenaltyLogitsProcessor(penalty)(ids, logits.clone())
+        assert torch.equal(repetition_penalty(logits, ids, penalty), theirs)
+    row = torch.tensor([[2.0, -1.0, 0.5]])
+    assert repetition_penalty(row, torch.tensor([[0, 0, 1]]), 2.0).tolist() == [[1.0, -2.0, 0.5]]
+    with pytest.raises(TypeError, match="ids must be a \\(B, L\\) int64"):
+        repetition_penalty(row, torch.tensor([0, 1]), 2.0)
+    with pytest.raises(ValueError, match="penalty must be > 0"):
+        repetition_penalty(row, torch.tensor([[0]]), 0.0)
+
+
+def test_capacity_slots_count_each_experts_earlier_pairs():
+    experts = torch.tensor([[0, 2], [2, 1], [1, 3], [1, 0], [0, 2], [2, 3]])
+    assert capacity_slots(experts, 4).tolist() == [[0, 0], [1, 0], [1, 0], [2, 1], [2, 2], [3, 1]]
+    g = torch.Generator().manual_seed(1)
+    experts = torch.stack([torch.randperm(6, generator=g)[:2] for _ in range(20)])
+    slots, flat = capacity_slots(experts, 6).reshape(-1), experts.reshape(-1)
+    for i in range(flat.numel()):
+        assert slots[i] == int((flat[:i] == flat[i]).sum())
+
+
+def test_load_balancing_loss_is_transformers_and_k_when_uniform():
+    from transformers.models.mixtral.modeling_mixtral import load_balancing_loss_func
+
+    g = torch.Generator().manual_seed(2)
+    for T, E, k in ((10, 4, 2), (7, 8, 1), (16, 6, 3)):
+        router_logits = torch.randn(T, E, generator=g)
+        torch.testing.assert_close(load_balancing_loss(router_logits, k),
+                                   load_balancing_loss_func((router_logits,), E, k), rtol=1e-6, atol=1e-6)
+    # each of 4 tokens prefers another expert, probabilities uniform across tokens: loss = k
+    router_logits = torch.eye(4) * 1e-3
+    torch.testing.assert_close(load_balancing_loss(router_logits, 1), torch.tensor(1.0), rtol=1e-3, atol=1e-3)
