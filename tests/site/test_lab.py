@@ -150,7 +150,7 @@ def chapter_in_lab(lab, browser, request):
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
         try:
-            page.wait_for_function("""() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
+            page.wait_for_function(r"""() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')]
                 .every(p => p.textContent === '' || /\[\d+\]/.test(p.textContent))""",  # (a hidden cell's is empty)
                 timeout=RUN_ALL_SECONDS * 1000)
         except Exception:

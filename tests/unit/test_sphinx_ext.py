@@ -92,3 +92,17 @@ def test_repository_sentence_only_when_one_is_configured(tmp_path):
     assert reader_download.configured_repository(tmp_path) == ""
     (tmp_path / "_config.yml").write_text("repository:\n  url: https://example.org/r\n")
     assert reader_download.configured_repository(tmp_path) == "https://example.org/r"
+
+
+def test_an_editions_index_page_is_titled_with_the_books_title(tmp_path):
+    """The edition's index.html (a redirect to its landing page) shows the book's title, not
+    Jupyter Book's "Project name not set" (its ``project``; the title is ``html_title``)."""
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(html_favicon="", root_doc="book/zh/intro", html_title="gather 之书",
+                             project="Project name not set", gatherbook_edition="zh")
+    app = SimpleNamespace(config=config, builder=SimpleNamespace(name="html"), outdir=str(tmp_path))
+    workarounds.write_index_redirect(app, None)
+    page = (tmp_path / "index.html").read_text(encoding="utf8")
+    assert "<title>gather 之书</title>" in page and 'lang="zh' in page
+    assert "Project name not set" not in page and 'url=book/zh/intro.html"' in page

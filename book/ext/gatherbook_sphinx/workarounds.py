@@ -83,8 +83,11 @@ def write_index_redirect(app, exception) -> None:
     if favicon and "://" not in favicon:
         icon = f'\n<link rel="icon" href="_static/{html.escape(Path(favicon).name)}">'
     url = html.escape(f"{app.config.root_doc}.html")
+    # the book's title (_config.yml's title is Sphinx's html_title; its project stays Jupyter
+    # Book's "Project name not set", which this page showed as its title)
+    title = html.escape(app.config.html_title or app.config.project)
     Path(app.outdir, "index.html").write_text(_REDIRECT.format(
-        lang=this_edition(app).tag, url=url, title=html.escape(app.config.project), icon=icon),
+        lang=this_edition(app).tag, url=url, title=title, icon=icon),
         encoding="utf8")
 
 
