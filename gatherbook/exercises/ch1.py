@@ -170,6 +170,7 @@ def pick_step_per_feature(x: torch.Tensor, steps: torch.Tensor) -> torch.Tensor:
         Mistake("gather_dim0", lambda s, p: s.gather(0, p.argsort(dim=1))),
         Mistake("sorted_values", lambda s, p: s.sort(dim=1).values),
         Mistake("index_all_rows", lambda s, p: s[:, p.argsort(dim=1)]),
+        Mistake("first_row_perm", lambda s, p: s[:, p[0].argsort()]),
     ],
     right=[
         lambda s, p: torch.empty_like(s).scatter_(1, p, s),
@@ -201,6 +202,13 @@ def _aranges(shape, device, dim, index):
               for d, s in enumerate(shape)]
     if index is not None:
         coords[dim] = index
+    return coords
+
+
+def _meshgrid(shape, device, dim, index):
+    """Full coordinate grids of ``shape`` (``meshgrid``, "ij"); ``index`` in place of ``dim``."""
+    coords = list(torch.meshgrid(*[torch.arange(n, device=device) for n in shape], indexing="ij"))
+    coords[dim] = index  # the index value replaces the coordinate along dim
     return coords
 
 
@@ -251,6 +259,7 @@ def _no_gather(fn, case):
         Mistake("grid_of_input", lambda i, d, x: i[tuple(_aranges(i.shape, i.device, d, x))]),
         Mistake("index_only", lambda i, d, x: i[x]),
         Mistake("dim_zero", lambda i, d, x: i[tuple(_aranges(x.shape, x.device, 0, x))]),
+        Mistake("meshgrid_of_input", lambda i, d, x: i[tuple(_meshgrid(i.shape, x.device, d, x))]),
         Mistake("negative_dim", lambda i, d, x: i[tuple(_aranges(x.shape, x.device, d, x if d >= 0 else None))]),
     ],
     right=[_by_loop, _by_offsets, lambda i, d, x: i[tuple(_aranges(x.shape, x.device, d, x))]],
@@ -263,7 +272,4 @@ def _no_gather(fn, case):
 def gather_by_indexing(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
     """``torch.gather(input, dim, index)`` without gather or take_along_dim, for any dims and any
     dim (negative too), valid indices. Returns a tensor of index's shape, with input's dtype."""
-    coords = list(torch.meshgrid(*[torch.arange(n, device=index.device) for n in index.shape],
-                                 indexing="ij"))
-    coords[dim] = index  # the index value replaces the coordinate along dim
-    return input[tuple(coords)]
+    return input[tuple(_meshgrid(index.shape, index.device, dim, index))]
