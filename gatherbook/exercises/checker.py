@@ -16,11 +16,9 @@ import inspect
 import io
 import signal
 import sys
-import sysconfig
 import threading
 import warnings
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import torch
@@ -101,7 +99,7 @@ class _Raised:
 def _raised_by_statement(e: BaseException, fn: Callable[..., Any]) -> bool:
     """Whether ``e`` comes from a ``raise`` statement in ``fn``'s own body (the stub's), not from a
     call it made (``gather`` on a sparse tensor raises ``NotImplementedError`` inside torch)."""
-    code, tb = getattr(fn, "__code__", None), e.__traceback__
+    code, tb = getattr(inspect.unwrap(fn), "__code__", None), e.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     if code is None or tb is None or tb.tb_frame.f_code is not code:
@@ -371,6 +369,87 @@ def _rows_seen(fn: Callable[..., Any], case: Case) -> int | None:
     return counter.rows
 
 
+# --- the answer on a thread of its own ----------------------------------------------------------
+
+#: audit events that would let an answer look into the check from its own thread: every object
+#: alive (the check's run, the expected values) and the other threads' frames
+_PRYING = {"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames"}
+#: the threads running an answer now
+_ANSWERING: set[int] = set()
+
+
+class _Prying(RuntimeError):
+    """Raised into an answer that looks into the check while it runs; its text is the audit event
+    (the message words it in the check's language: ``error.prying``)."""
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event in _PRYING and threading.get_ident() in _ANSWERING:
+        raise _Prying(event)
+
+
+sys.addaudithook(_audit)  # (a hook cannot be removed: it costs a set lookup where no answer runs)
+
+
+def _apart(fn: Callable[..., Any], stopping: threading.Event) -> Callable[..., Any]:
+    """``fn`` called on a thread of its own, each time, with the calling thread's torch function
+    modes (the guard, the probes), trace function (the guard's tracer) and grad mode.
+
+    On that thread the answer's frames lead back to this function only, not to the check and its
+    expected values (computed before, held by the calling thread); ``gc`` and the other threads'
+    frames refuse (:data:`_PRYING`). Once ``stopping`` is set (the time is up), every line of the
+    reader's code raises :class:`_TimeUp`, as on the main thread."""
+
+    def call(*args: Any) -> Any:
+        modes = [torch._C._get_function_stack_at(i) for i in range(torch._C._len_torch_function_stack())]
+        inner, grad, box = sys.gettrace(), torch.is_grad_enabled(), {}
+
+        def trace(frame, event, arg):
+            if stopping.is_set():
+                frame.f_trace_lines = True
+                return _stop_readers_code
+            return inner(frame, event, arg) if inner is not None else None
+
+        def answer() -> None:
+            torch.set_grad_enabled(grad)  # (before the modes: the guard would see it)
+            _ANSWERING.add(threading.get_ident())
+            for mode in modes:
+                torch._C._push_on_torch_function_stack(mode)
+            sys.settrace(trace)
+            try:
+                box["out"] = fn(*args)
+            except BaseException as e:  # handed to the calling thread as it is
+                box["error"] = e
+            finally:
+                sys.settrace(None)
+                while torch._C._len_torch_function_stack():  # (the answer may have popped some)
+                    torch._C._pop_torch_function_stack()
+                _ANSWERING.discard(threading.get_ident())
+
+        worker = threading.Thread(target=answer, name="gatherbook-answer", daemon=True)
+        worker.start()
+        try:
+            worker.join()
+        except _TimeUp:  # the time limit, on the calling (main) thread: stop the answer too
+            stopping.set()
+            frame = sys._current_frames().get(worker.ident)
+            while frame is not None:  # its frames running now; the trace above takes the new ones
+                frame.f_trace, frame.f_trace_lines = _stop_readers_code, True
+                frame = frame.f_back
+            worker.join(_STOP_SECONDS)  # (a thread inside one long torch call ends on its own)
+            raise
+        if "error" in box:
+            raise box.pop("error")
+        return box.pop("out")
+
+    call.__wrapped__ = fn  # the guard reads the reader's code (its loops, its file) from here
+    return call
+
+
+#: seconds an answer's thread gets to stop once the time is up
+_STOP_SECONDS = 2.0
+
+
 # --- running an exercise ----------------------------------------------------------------------
 
 class _TimeUp(BaseException):
@@ -378,18 +457,8 @@ class _TimeUp(BaseException):
     does not catch it; a bare ``except:`` that does is stopped again at its next line)."""
 
 
-#: code that is not the reader's: the package, the standard library, the installed packages
-_NOT_READERS = tuple(str(Path(p).resolve()) for p in {Path(__file__).parents[1], *(
-    sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib"))})
-
-
-def _readers(filename: str) -> bool:
-    """Whether code from ``filename`` is the reader's: a notebook cell (IPython names it
-    ``<ipython-input-...>`` or by a file of its own) or a file outside the package and the
-    installed code (not ``<string>``: a dataclass's generated ``__init__`` is named so)."""
-    if filename.startswith("<"):
-        return filename.startswith("<ipython-input")
-    return not str(Path(filename).resolve()).startswith(_NOT_READERS)
+#: whether code from a file is the reader's (a notebook cell, a file outside the installed code)
+_readers = guard.is_readers
 
 
 def _stop_readers_code(frame, event, arg):
@@ -549,11 +618,11 @@ class _Run:
         if got.mutated:
             return self.failure(k, "mutated_input", {"arg": got.mutated})
         kind, facts, differs = _compare(ex, ref.out, got.out)
-        if kind == "type" and (rule := self.broken_rule(k)):  # `.numpy()`, `.item()`: name the call
-            return self.failure(k, "rule", rule)
+        fault = None if kind else self.fault(got, k)
+        if (kind == "type" or fault) and (rule := self.broken_rule(k)):  # `.numpy()`, `.item()`, a view
+            return self.failure(k, "rule", rule)  # such as `x.diagonal()`: name the forbidden call first
         if kind:
             return self.failure(k, kind, facts, differs)
-        fault = self.fault(got, k)
         if fault:
             return self.failure(k, fault, {"arg": got.aliased} if fault == "aliased" else {})
         floats = [n for n, a in zip(ex.args, self.cases[k - 1])
@@ -612,7 +681,7 @@ class _Run:
 
 def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
     """Check ``fn`` against ``ex`` in isolation: the facts, without a message (see ``run_check``)."""
-    job = _Run(ex, fn)
+    job = _Run(ex, _apart(fn, threading.Event()))
     with _isolated(ex.time_limit) as printed, checking():
         try:
             result = job.verdict()

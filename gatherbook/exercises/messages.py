@@ -105,6 +105,8 @@ def _kind_line(ex, kind: str, facts: Mapping[str, Any], lang: str) -> str:
         kind = "result"
     if kind in ("values", "device"):
         facts = {**facts, "how": text(lang, f"{kind}.{facts['how']}", **facts)}
+    if kind == "exception" and facts.get("type") == "_Prying":  # the answer looked into the check
+        facts = {**facts, "text": text(lang, "error.prying", what=facts["text"])}
     return text(lang, "kind." + kind, **facts)
 
 

@@ -182,3 +182,75 @@ def test_an_answer_cannot_read_its_reference_through_the_book():
 
     r = run_check("ch1.pick_per_row", peeking, lang="en")
     assert (r.status, r.kind) == ("raised", "exception") and "from inside the answer" in r.message, r.message
+
+
+# --- the answer runs apart from the check (issue 39) ------------------------------------------
+
+def _expected_from(objects):
+    """What an answer that pries would use: a check's run (it holds the reference and the cases)."""
+    for v in objects:
+        if hasattr(v, "ex") and hasattr(v, "cases") and hasattr(v, "k"):
+            return v
+    return None
+
+
+def _through_frames(x, idx):
+    frame, seen = sys._getframe(), []
+    while frame is not None:
+        seen += list(frame.f_locals.values())
+        frame = frame.f_back
+    run_ = _expected_from(seen)
+    return run_.ex.reference(x, idx) if run_ else x[:, 0]
+
+
+def _through_inspect(x, idx):
+    import inspect
+    run_ = _expected_from([v for info in inspect.stack() for v in info.frame.f_locals.values()])
+    return run_.ex.reference(x, idx) if run_ else x[:, 0]
+
+
+def _through_gc(x, idx):
+    import gc
+    run_ = _expected_from(o for o in gc.get_objects() if type(o).__name__ == "_Run")
+    return run_.ex.reference(x, idx) if run_ else x[:, 0]
+
+
+def _through_referrers(x, idx):
+    import gc
+    run_ = _expected_from(r for o in gc.get_referrers(x) for r in (o, *gc.get_referrers(o)))
+    return run_.ex.reference(x, idx) if run_ else x[:, 0]
+
+
+def _through_other_threads(x, idx):
+    frames = list(sys._current_frames().values())
+    seen = []
+    for frame in frames:
+        while frame is not None:
+            seen += list(frame.f_locals.values())
+            frame = frame.f_back
+    run_ = _expected_from(seen)
+    return run_.ex.reference(x, idx) if run_ else x[:, 0]
+
+
+@pytest.mark.parametrize("answer", [_through_frames, _through_inspect, _through_gc, _through_referrers,
+                                    _through_other_threads])
+def test_the_check_is_not_reachable_from_the_answer(answer):
+    """The answer runs on a thread of its own: its frames lead back to the thread's start, not to
+    the check holding the cases and the reference; gc and the other threads' frames refuse."""
+    r = run_check("ch1.pick_per_row", answer, lang="en")
+    assert not r.passed, r.message
+    if answer in (_through_gc, _through_referrers, _through_other_threads):
+        assert (r.status, r.kind) == ("raised", "exception") and "looked into the check" in r.message, r.message
+        assert "窥探" in run_check("ch1.pick_per_row", answer, lang="zh").message
+
+
+def test_the_answer_runs_with_the_sessions_grad_mode_and_its_own_thread():
+    import threading
+    seen = []
+
+    def answer(x, idx):
+        seen.append((threading.current_thread() is threading.main_thread(), torch.is_grad_enabled()))
+        return _pick(x, idx)
+
+    assert run_check("ch1.pick_per_row", answer, lang="en").passed
+    assert seen and all(not main and grad for main, grad in seen)

@@ -74,3 +74,127 @@ def test_an_expression_over_several_lines_is_not_a_loop():
 def test_call_limit():
     r = run_check("puzzles.rank", lambda x: x.argsort(1).argsort(1), lang="en")
     assert r.kind == "rule" and r.facts["op"] == "argsort" and "1 call" in r.message
+
+
+# --- every way round the rule that held-out answers found (issue 35) ----------------------------
+
+def _rows_with_a_loop(x, idx):  # a helper "from another cell": a function of the reader's the answer calls
+    out = x.new_zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = x[i].gather(0, idx[i:i + 1])[0]
+    return out
+
+
+def _rows_by_recursion(x, idx, i=0):
+    if i == x.shape[0]:
+        return x.new_zeros(0)
+    return torch.cat([x[i].gather(0, idx[i:i + 1]), _rows_by_recursion(x, idx, i + 1)])
+
+
+def _flip_without_the_guard(x):
+    with torch._C.DisableTorchFunction():
+        return x.flip(0)
+
+
+def _flip_without_subclasses(x):
+    with torch._C.DisableTorchFunctionSubclass():
+        return x.flip(0)
+
+
+def _flip_with_the_guard_spelled_apart(x):
+    with getattr(torch._C, "Disable" + "TorchFunction")():
+        return x.flip(0)
+
+
+def _flip_with_the_mode_stack_popped(x):
+    c = torch._C
+    mode = getattr(c, "_pop_" + "torch_function_stack")() if c._len_torch_function_stack() else None
+    out = x.flip(0)
+    if mode is not None:
+        getattr(c, "_push_on_" + "torch_function_stack")(mode)
+    return out
+
+
+def _flip_caught(x):
+    try:
+        return x.flip(0)
+    except Exception:  # the guard's exception, caught: the answer goes on
+        return x.gather(0, (x.shape[0] - 1 - torch.arange(x.shape[0], device=x.device)))
+
+
+def _numpy(how):
+    import numpy as np
+    take = {"from_dlpack": np.from_dlpack, "asarray": np.asarray, "numpy": lambda t: t.numpy()}[how]
+    return lambda x: torch.from_numpy(take(x)[::-1].copy())
+
+
+@pytest.mark.parametrize("name, answer, how, op", [
+    ("puzzles.diagonal", lambda x: x[range(x.shape[0]), range(x.shape[0])], "index_list", "x[list]"),
+    ("puzzles.reverse", lambda x: x[list(range(x.shape[0] - 1, -1, -1))], "index_list", "x[list]"),
+    ("puzzles.pick_per_row", lambda x, idx: torch.cat(
+        [x.new_zeros(0)] + list(map(lambda i: x[i].gather(0, idx[i:i + 1]), range(x.shape[0])))),
+     "call_loop", "<lambda>"),
+    ("puzzles.pick_per_row", _rows_by_recursion, "recursion", "_rows_by_recursion"),
+    ("puzzles.pick_per_row", lambda x, idx: _rows_with_a_loop(x, idx), "loop_in", "for"),
+    ("puzzles.reverse", _numpy("from_dlpack"), "python", "__dlpack__"),
+    ("puzzles.reverse", _numpy("asarray"), "python", "__array__"),
+    ("puzzles.reverse", _numpy("numpy"), "python", "numpy"),
+    ("puzzles.pick_per_row", lambda x, idx: x.gather(1, eval("torch." + repr(idx), {"torch": torch}).unsqueeze(1))
+     .squeeze(1), "python", "eval"),
+    ("puzzles.reverse", _flip_without_the_guard, "tamper", "DisableTorchFunction"),
+    ("puzzles.reverse", _flip_without_subclasses, "tamper", "DisableTorchFunctionSubclass"),
+    ("puzzles.reverse", _flip_with_the_guard_spelled_apart, "tamper", "DisableTorchFunction"),
+    ("puzzles.reverse", _flip_with_the_mode_stack_popped, "tamper", "_pop_torch_function_stack"),
+    ("puzzles.reverse", _flip_caught, "op", "flip"),
+], ids=["range_index", "list_index", "map_lambda", "recursion", "helper_loop", "from_dlpack", "asarray",
+        "numpy", "eval_str", "disable_torch_function", "disable_subclass", "disable_by_getattr",
+        "popped_mode", "caught"])
+def test_every_way_round_the_rule_is_named(name, answer, how, op):
+    """Each of these answers has the right values (they passed before); the rule names its fault,
+    in both languages, with a sentence of its own (no generic 'not allowed' for a loop)."""
+    r = run_check(name, answer, lang="en")
+    assert (r.status, r.kind) == ("failed", "rule"), r.message
+    assert (r.facts["how"], r.facts["op"]) == (how, op), r.facts
+    if how == "loop_in":
+        assert r.facts["where"] == "_rows_with_a_loop" and "`_rows_with_a_loop`" in r.message
+    zh = run_check(name, answer, lang="zh")
+    assert zh.record() == r.record() and "允许使用：" in zh.message
+
+
+def test_a_forbidden_view_is_named_as_forbidden_not_as_shared_memory():
+    r = run_check("puzzles.diagonal", lambda x: x.diagonal(), lang="en")
+    assert (r.kind, r.facts.get("op")) == ("rule", "diagonal"), r.message
+    assert "`diagonal`" in r.message and "shares memory" not in r.message
+
+
+def test_aten_ops_count_as_the_operation_they_are():
+    r = run_check("puzzles.pick_per_row",
+                  lambda x, idx: torch.ops.aten.gather(x, 1, idx.unsqueeze(1)).squeeze(1), lang="en")
+    assert r.passed, r.message
+    r = run_check("puzzles.pick_per_row",
+                  lambda x, idx: torch.ops.aten.gather.default(x, 1, idx.unsqueeze(1)).squeeze(1), lang="en")
+    assert r.passed, r.message
+
+
+def _pick_per_row_accepted(x, idx):  # the reader's accepted answer to an earlier puzzle
+    return x.gather(1, idx.unsqueeze(1)).squeeze(1)
+
+
+def test_an_answer_may_call_the_readers_own_functions_under_the_same_rule():
+    """Composition: a function of the reader's (an accepted answer to an earlier puzzle, a helper
+    from another cell) may be called, more than once; the rule holds inside it."""
+    assert run_check("puzzles.pick_per_row", _pick_per_row_accepted, lang="en").passed
+    twice = lambda x, idx: _pick_per_row_accepted(x, idx) * 2 - _pick_per_row_accepted(x, idx)  # noqa: E731
+    assert run_check("puzzles.pick_per_row", twice, lang="en").passed
+    flipped = lambda x: _pick_per_row_accepted(x.flip(0), torch.zeros(x.shape[0], dtype=torch.int64, device=x.device))  # noqa: E731
+    r = run_check("puzzles.reverse", lambda x: flipped(x.unsqueeze(1)), lang="en")
+    assert (r.kind, r.facts["op"]) == ("rule", "flip"), r.message
+
+
+def test_an_answer_without_any_trick_is_not_slowed_by_the_tracer():
+    """Called functions, several lines, a lambda called once: no loop is seen where none is."""
+    def answer(x, idx):
+        col = (lambda i: i.unsqueeze(1))(idx)
+        picked = _pick_per_row_accepted(x, idx)
+        return x.gather(1, col).squeeze(1) * 0 + picked
+    assert run_check("puzzles.pick_per_row", answer, lang="en").passed
