@@ -240,13 +240,61 @@ def cover_credit(said: dict) -> str:
     return rights if author in rights else f"{author} · {rights}"
 
 
+def gather_predict_answers(section: Tag, said: dict) -> Tag | None:
+    """The chapter's Predict answers, moved to its end (before its solutions, on a page of their
+    own): on the screen each is folded under its question, and so is what the cell below prints
+    (``gb.folded``), but paper prints every fold open, so the answer sat beside its question.
+
+    In the question's place, a line names where the answer is (``said["predict_see"]``); at the
+    end, under ``said["predict_answers"]``, each entry repeats the question, then the answer, then
+    the output of the cell under it. Returns that part (None when the chapter asks nothing)."""
+    soup = BeautifulSoup("", "html.parser")
+    gathered = None
+    for n, answer in enumerate(section.select("details.predict"), start=1):
+        if gathered is None:
+            gathered = soup.new_tag("section", attrs={"class": "print-answers"})
+            heading = soup.new_tag("h2")
+            heading.string = said["predict_answers"]
+            gathered.append(heading)
+        entry = soup.new_tag("div", attrs={"class": "print-answer"})
+        title = soup.new_tag("p", attrs={"class": "print-answer-title"})
+        title.string = said["predict_answer"].format(n=n)
+        entry.append(title)
+        question = answer.find_previous_sibling(True)
+        if question is not None and question.name == "p":
+            question = copy.copy(question)
+            lead = question.find(True)  # its bold "Predict." (the entry's title numbers it)
+            if lead is not None and lead.name == "strong" and question.contents[0] is lead:
+                lead.decompose()
+            entry.append(question)
+        if answer.summary:
+            answer.summary.decompose()
+        for part in list(answer.contents):
+            entry.append(part.extract())
+        cell = answer.find_next_sibling(True)
+        output = cell.select_one("details.predict-output") if cell is not None else None
+        if output is not None:
+            if output.summary:  # its words' "▸" marks a fold on the screen, not on paper
+                output.summary.string = output.summary.get_text().lstrip("▸ ").strip()
+            holder = output.find_parent("div", class_="cell_output")
+            entry.append(output.extract())
+            if holder is not None and not holder.get_text(strip=True):
+                holder.decompose()
+        see = soup.new_tag("p", attrs={"class": "print-answer-see"})
+        see.string = said["predict_see"].format(n=n)
+        answer.replace_with(see)
+        gathered.append(entry)
+    return gathered
+
+
 def for_paper(section: Tag, said: dict) -> Tag:
     """A chapter (or the preface) written for paper (issue 38): its solutions gathered at its end
     under their own heading, on a page of their own, so a reader can work from the page with
     the exercise; the screen's sentences ("the solutions are folded", "point at an index cell")
     in the words of ``said["paper"]`` (``(screen, paper)`` pairs: an empty paper drops the
     paragraph that holds the screen's words); and the checks' "not attempted yet" outputs gone
-    (a stub's check on paper says nothing)."""
+    (a stub's check on paper says nothing); its Predict answers gathered before its solutions
+    (gather_predict_answers)."""
     soup = BeautifulSoup("", "html.parser")  # (a chapter is cut out of its page: no soup of its own)
     for screen, paper in said["paper"]:
         if paper:  # within one run of text (its line breaks as spaces)
@@ -261,6 +309,9 @@ def for_paper(section: Tag, said: dict) -> Tag:
     for output in section.select("div.cell_output"):
         if NOT_ATTEMPTED.match(output.get_text()):
             output.decompose()
+    answers = gather_predict_answers(section, said)
+    if answers is not None:
+        section.append(answers)
     solutions = section.select("div.solution")
     if solutions:
         gathered = soup.new_tag("section", attrs={"class": "print-solutions"})

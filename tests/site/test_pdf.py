@@ -217,6 +217,34 @@ def test_the_explorer_is_a_picture_and_its_address(code):
     assert _squash(said["explorer"]["random"]) not in text  # no dead controls
 
 
+def test_the_site_address_is_the_configured_one_or_none(tmp_path, monkeypatch):
+    """The print names the site's address only when _config.yml gives one (html: baseurl); the
+    book has none yet, and the print invents none (issue 38)."""
+    monkeypatch.setattr(pdf_build, "ROOT", tmp_path)
+    (tmp_path / "_config.yml").write_text("html:\n  baseurl: ''\n", encoding="utf8")
+    assert pdf_build.site_address("en", "book/en/explorer") == ("", "en/book/en/explorer.html")
+    (tmp_path / "_config.yml").write_text("html:\n  baseurl: https://books.example/gather/\n", encoding="utf8")
+    assert pdf_build.site_address("zh", "book/zh/intro")[0] == "https://books.example/gather/zh/book/zh/intro.html"
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_without_an_address_the_print_names_none(code):
+    """With html: baseurl empty (the site is not published), the cover has no "On the website:"
+    line and no page prints a web address of the book's own: the explorer's caption names its
+    page and its path on the site instead."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf8"))
+    if str((config.get("html") or {}).get("baseurl") or "").strip():
+        pytest.skip("_config.yml gives the site's address: test_the_explorer_is_a_picture_and_its_address holds it")
+    said = pdf_build.words(code)
+    text = _squash(_text(_pdf(pdf_build.BOOK_PDF.format(code=code))))
+    assert _squash(said["website"].split("{url}")[0]) not in text
+    where = said["explorer_where_path"].split("{title}")[0]
+    assert text.count(_squash(where)) >= 1, "the explorer's caption does not say where it is"
+    for address in ("127.0.0.1:", "localhost", "file://", "/_build/"):
+        assert address not in text, address
+
+
 @pytest.mark.parametrize("code", CODES)
 def test_sizes(code):
     book = _pdf(pdf_build.BOOK_PDF.format(code=code)).stat().st_size
@@ -315,6 +343,71 @@ def test_a_chapter_on_paper_gathers_its_solutions_and_says_nothing_of_screens(co
     assert text.index("SUMMARYTEXT") < text.index("SOLUTIONONE") < text.index("SOLUTIONTWO")
     credit = pdf_build.cover_credit(said)
     assert credit.count(said["author"]) == 1 and str(said["copyright"]) in credit
+
+
+PREDICT = """<html><body><article><section id="ch"><h1>Chapter</h1>
+<p><strong>Predict.</strong> QUESTIONONE?</p>
+<details class="predict"><summary>▸ Answer</summary><p>ANSWERONE</p></details>
+<div class="cell"><div class="cell_input"><pre>CODEONE</pre></div>
+<div class="cell_output"><div class="output text_html"><details class="predict-output"><summary>▸ Output</summary>
+<pre>OUTPUTONE</pre></details></div></div></div>
+<p>PROSEBETWEEN</p>
+<p><strong>Predict.</strong> QUESTIONTWO?</p>
+<details class="predict"><summary>▸ Answer</summary><p>ANSWERTWO</p></details>
+<div class="cell"><div class="cell_input"><pre>CODETWO</pre></div>
+<div class="cell_output"><div class="output text_html"><details class="predict-output"><summary>▸ Output</summary>
+<pre>OUTPUTTWO</pre></details></div></div></div>
+<div class="exercise admonition" id="ex1"><p class="admonition-title">Exercise 1.1</p></div>
+<div class="solution dropdown admonition" id="sol1"><p>SOLUTIONONE</p></div>
+</section></article></body></html>"""
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_a_chapter_on_paper_gathers_its_predict_answers_before_its_solutions(code):
+    """Paper prints every fold open: a Predict's answer, and the output under it that gives it
+    (gb.folded), printed right beside the question. On paper each goes to the chapter's end,
+    after the chapter and before its solutions, with its question repeated; the question keeps
+    its code and a line that says where the answer is."""
+    from bs4 import BeautifulSoup
+
+    said = pdf_build.words(code)
+    soup = BeautifulSoup(PREDICT, "html.parser")
+    chapter = pdf_build.for_paper(soup.find("section").extract(), said)
+    blocks = [c for c in chapter.find_all(recursive=False) if c.name]
+    assert [b.get("class", [""])[0] for b in blocks][-2:] == ["print-answers", "print-solutions"]
+    answers = blocks[-2]
+    assert answers.h2.get_text() == said["predict_answers"]
+    body = " ".join(b.get_text(" ") for b in blocks[:-2])
+    for hidden in ("ANSWERONE", "OUTPUTONE", "ANSWERTWO", "OUTPUTTWO", "▸"):
+        assert hidden not in body, f"{hidden} still printed beside its question"
+    for kept in ("QUESTIONONE", "CODEONE", "PROSEBETWEEN", "CODETWO", said["predict_see"].format(n=2)):
+        assert kept in body, kept
+    assert not chapter.select("details.predict") and len(chapter.select("div.cell_output")) == 0
+    entries = [" ".join(e.get_text(" ").split()) for e in answers.select("div.print-answer")]
+    assert len(entries) == 2
+    for n, (entry, word) in enumerate(zip(entries, ("ONE", "TWO")), start=1):
+        assert entry.startswith(said["predict_answer"].format(n=n))
+        assert entry.index(f"QUESTION{word}") < entry.index(f"ANSWER{word}") < entry.index(f"OUTPUT{word}")
+        assert "Predict." not in entry  # the question's bold lead: the entry's title numbers it
+    assert "▸" not in chapter.get_text(), "a fold's marker printed on paper"
+
+
+@needs_poppler
+@pytest.mark.parametrize("code", CODES)
+def test_no_printed_predict_answer_shares_a_page_with_its_question(code):
+    """Every Predict question of the edition's notebooks says on paper where its answer is, and
+    no page that holds such a line prints the folded output's label (the answer's output)."""
+    from gatherbook.exercises.words import table
+
+    said = pdf_build.words(code)
+    pages = _text(_pdf(pdf_build.BOOK_PDF.format(code=code))).split("\f")
+    asked = sum(nb.read_text(encoding="utf8").count('class=\\"predict\\"')
+                for nb in (ROOT / "notebooks" / code).glob("0*.ipynb"))
+    see = _squash(said["predict_see"].split("{n}")[0])
+    label = _squash(table(code)["notebook"]["folded_output"])
+    beside = [n + 1 for n, page in enumerate(pages) if see in _squash(page) and label in _squash(page)]
+    assert asked >= 20 and sum(_squash(p).count(see) for p in pages) == asked
+    assert not beside, f"{code}: pages {beside} print a Predict question with its answer's output"
 
 
 @pytest.mark.parametrize("code", CODES)
