@@ -693,15 +693,30 @@ def run(ex: Exercise, fn: Callable[..., Any]) -> CheckResult:
 
 
 def _as_imported() -> dict[str, Any]:
-    """The checker's functions and classes as this module defined them (and the guard's)."""
+    """The checker's functions and classes as this module defined them, and the guard's (its
+    cached functions too), with its tables (``FREE``, ``GROUPS`` ...) as copies of their contents."""
     own = {f"checker.{n}": v for n, v in globals().items()
            if getattr(v, "__module__", None) == __name__ and (inspect.isfunction(v) or inspect.isclass(v))}
-    return own | {f"guard.{n}": v for n, v in vars(guard).items()
-                  if getattr(v, "__module__", None) == guard.__name__ and (inspect.isfunction(v) or inspect.isclass(v))}
+    own |= {f"guard.{n}": v for n, v in vars(guard).items()
+            if getattr(v, "__module__", None) == guard.__name__ and callable(v)}
+    return own | {f"guard.{n}": _Table(v) for n, v in vars(guard).items()
+                  if n.isupper() and n != "_WATCHING" and isinstance(v, (frozenset, set, dict, tuple))}
+
+
+class _Table:
+    """A guard table's contents when the package was imported (equal while they are the same)."""
+
+    def __init__(self, table: Any):
+        self.table = {k: tuple(v) if isinstance(v, (list, tuple)) else v for k, v in table.items()} \
+            if isinstance(table, dict) else frozenset(table)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Table) and self.table == other.table
 
 
 def changed(*, _first: dict[str, Any] = _as_imported()) -> list[str]:
     """The checker's names that a notebook cell replaced since the package was imported (a check
     whose comparison was replaced would pass anything): the front-end refuses to check then."""
     now = _as_imported()
-    return sorted(n for n, v in _first.items() if now.get(n) is not v)
+    return sorted(n for n, v in _first.items()
+                  if not (now.get(n) is v or isinstance(v, _Table) and v == now.get(n)))

@@ -96,9 +96,9 @@ def test_a_gradient_that_differs_from_the_reference_fails():
     r = _record("ch2.candidate_logprobs", _normaliser_detached)
     assert (r.case, r.kind, r.hint_key) == (1, "grad", "generic.grad"), r.message
     assert r.facts["arg"] == "logits" and "gradient with respect to `logits`" in r.message
-    # the ratio: a constant old policy is right only if the gradient w.r.t. old_logp is dropped too
-    r = _record("ch2.importance_ratio", lambda new, old: torch.exp(new - old.detach()))
-    assert (r.kind, r.facts["arg"]) == ("grad", "old_logp"), r.message
+    # the ratio: its gradient flows through new_logp (the chapter stores old_logp under no_grad)
+    r = _record("ch2.importance_ratio", lambda new, old: torch.exp(new - old).detach() + (new - new.detach()))
+    assert (r.kind, r.facts["arg"]) == ("grad", "new_logp"), r.message
 
 
 def test_gradients_of_right_answers_written_other_ways_agree():

@@ -254,3 +254,24 @@ def test_the_answer_runs_with_the_sessions_grad_mode_and_its_own_thread():
 
     assert run_check("ch1.pick_per_row", answer, lang="en").passed
     assert seen and all(not main and grad for main, grad in seen)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("is_readers", lambda filename: False),          # nothing traced: loops in helpers unseen
+    ("TAMPER", frozenset()),                          # DisableTorchFunction no longer named
+    ("GROUPS", {}),                                   # a table replaced
+])
+def test_a_replaced_part_of_the_guard_is_noticed_by_the_next_check(monkeypatch, name, value):
+    from gatherbook.exercises import guard
+
+    monkeypatch.setattr(guard, name, value)
+    with pytest.raises(RuntimeError, match=rf"guard\.{name} is not the book's"):
+        run_check("puzzles.reverse", lambda x: x.flip(0), lang="en")
+
+
+def test_a_guard_table_changed_in_place_is_noticed(monkeypatch):
+    from gatherbook.exercises import guard
+
+    monkeypatch.setitem(guard.ALIASES, "flip", "gather")  # "flip is gather"
+    with pytest.raises(RuntimeError, match=r"guard\.ALIASES is not the book's"):
+        run_check("puzzles.reverse", lambda x: x.flip(0), lang="en")
