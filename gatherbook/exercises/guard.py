@@ -174,6 +174,8 @@ def _fancy(key: Any) -> str | None:
         return next((f for f in map(_fancy, key) if f), None)
     if key is None or key is Ellipsis or isinstance(key, (int, slice, torch.SymInt)):
         return None
+    if hasattr(key, "__index__") and not hasattr(key, "__len__"):  # a NumPy integer: one element
+        return None
     return "x[list]"
 
 
