@@ -289,8 +289,8 @@ def test_lab_predict_answers_stay_folded_with_their_output_after_run_all(chapter
     """The cell under a Predict question prints its answer, and JupyterLab shows a cell's output
     again each time it runs, whatever its metadata: Run All laid every answer open (issue 38).
     That cell prints through ``gb.folded()``, so its output is itself a closed fold: after Run
-    All, the Predict's answer and that output are both still folded, and none of the words the
-    output holds shows."""
+    All, the Predict's answer and that output are both still folded, the output's line starts
+    with a marker (JupyterLab draws none), and none of the words the output holds shows."""
     nb = chapter_in_lab["notebook"]["cells"]
     after = chapter_in_lab["after"]
     predicts = [i for i, c in enumerate(nb[:-1]) if c["cell_type"] == "markdown"
@@ -305,6 +305,8 @@ def test_lab_predict_answers_stay_folded_with_their_output_after_run_all(chapter
         if not printed or after[i + 1]["folds"] != [False]:
             problems.append(f"cell {i + 1}: its output is not one closed fold (stored: {printed[:40]!r}, "
                             f"folds after Run All: {after[i + 1]['folds']})")
+        elif "▸" not in after[i + 1]["text"]:  # JupyterLab draws no marker on an output's <summary>
+            problems.append(f"cell {i + 1}: its fold's line shows no marker: it does not look clickable")
         # the output's longer tokens (a tensor's numbers, a message's words) must not show
         tokens = {t for t in re.findall(r"[A-Za-z_]{5,}|\d{2,}", printed)} - set(re.findall(r"[A-Za-z_]{5,}|\d{2,}", "".join(out["source"])))
         seen = [t for t in sorted(tokens) if re.search(rf"(?<![\w]){re.escape(t)}(?![\w])", after[i + 1]["text"])]
