@@ -15,7 +15,7 @@ TEST_THREADS ?= 1
 # of the book's own, and pytest rewrites each test module, 9 s of every process otherwise.
 export PYTHONDONTWRITEBYTECODE :=
 
-.PHONY: help venv test test-fast test-notebooks test-all book execute lab determinism clean pdf npm
+.PHONY: help venv test test-fast test-notebooks test-notebooks-torch test-all book execute lab determinism clean pdf npm
 
 help:
 	@echo "make test         the tests under tests/ (unit, exercises, the notebooks' structure, the site:"
@@ -25,6 +25,8 @@ help:
 	@echo "                  runs (JupyterLab, ...: conftest.py's CI_ONLY) left to make test-all)"
 	@echo "make test-fast    the unit and exercise tests without the slow ones (the loop of fixing a checker)"
 	@echo "make test-notebooks  execute every notebook and compare its outputs (nbval)"
+	@echo "make test-notebooks-torch TORCH=2.15.0  the same on another torch release, in its own venv"
+	@echo "                  (.venv-torch2.15.0, several GB; a maintainer's check, not CI)"
 	@echo "make test-all     what CI runs: test + test-notebooks, every case, every page in the browser,"
 	@echo "                  the site built afresh"
 	@echo "make book         build the site in both languages into _build/site/ (warnings are errors)"
@@ -66,6 +68,22 @@ test: $(STAMP)
 
 test-notebooks: $(STAMP)
 	OMP_NUM_THREADS=$(TEST_THREADS) $(PY) -m pytest -n $(WORKERS) --dist loadscope notebooks
+
+# The notebook suite on another torch release, for maintainers (not CI): its own venv,
+# .venv-torch<release> (ignored by git), with requirements.txt's pins but torch's, then nbval on
+# every notebook there. PyPI's wheel of a release other than the pinned CPU build is the CUDA one,
+# several GB (it runs on a CPU). e.g. make test-notebooks-torch TORCH=2.15.0
+TORCH ?=
+TORCH_VENV = .venv-torch$(TORCH)
+test-notebooks-torch:
+	@case "$(TORCH)" in [0-9]*.[0-9]*) ;; *) echo "TORCH=<release> is needed, e.g. make test-notebooks-torch TORCH=2.15.0 (got '$(TORCH)')"; exit 2;; esac
+	test -x $(TORCH_VENV)/bin/python || $(PYTHON) -m venv $(TORCH_VENV)
+	sed 's/^torch==.*/torch==$(TORCH)/' requirements.txt > $(TORCH_VENV)/requirements.wanted
+	cmp -s $(TORCH_VENV)/requirements.wanted $(TORCH_VENV)/requirements.txt || { \
+	  $(TORCH_VENV)/bin/python -m pip install --quiet -r $(TORCH_VENV)/requirements.wanted && \
+	  mv $(TORCH_VENV)/requirements.wanted $(TORCH_VENV)/requirements.txt; }
+	$(TORCH_VENV)/bin/python -c 'import torch; print("torch", torch.__version__)'
+	OMP_NUM_THREADS=$(TEST_THREADS) $(TORCH_VENV)/bin/python -m pytest -n $(WORKERS) --dist loadscope notebooks
 
 # everything (the pytest paths of pyproject.toml: tests and notebooks): every case of the per-case
 # tests, every page in the browser, and the site built afresh (never a former session's build)
