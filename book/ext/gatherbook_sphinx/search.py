@@ -5,7 +5,8 @@ Sphinx cuts Chinese text into words with jieba; a phrase that jieba cut into sin
 each pair of adjacent Chinese characters as well gives every phrase of two or more characters
 entries that cover it; ``book/_static/gatherbook-search.js`` matches a typed phrase against
 the entries that occur inside it. (The index grows by the number of distinct pairs in the
-edition, tens of kilobytes.) The indexer also keeps Sphinx 7.4's Latin words in a set
+edition, tens of kilobytes.) A page that holds one form of a synonym (独热, one-hot) is
+indexed under the other too (:data:`SYNONYMS`). The indexer also keeps Sphinx 7.4's Latin words in a set
 (:class:`LatinTerms`: the Chinese edition's build about 12 CPU seconds faster).
 """
 from __future__ import annotations
@@ -15,6 +16,23 @@ import re
 from sphinx.search.zh import SearchChinese
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+
+
+# A word Chinese readers type and its other form, which the pages may use instead (独热 beside
+# one-hot): a page that holds either form is indexed under both, so either query finds it.
+SYNONYMS = (("独热", "one-hot"),)
+
+
+def synonyms(text: str) -> list[str]:
+    """The other form of each synonym ``text`` holds: 独热 for one-hot, ``one`` and ``hot`` (the
+    words Sphinx makes of "one-hot") for 独热."""
+    lower, found = text.lower(), []
+    for chinese, latin in SYNONYMS:
+        if chinese in text:
+            found += re.findall(r"\w+", latin)
+        if latin in lower:
+            found.append(chinese)
+    return found
 
 
 def bigrams(text: str) -> list[str]:
@@ -44,7 +62,7 @@ class SearchChineseWithBigrams(SearchChinese):
         self.latin_terms = LatinTerms()  # (this instance's own: see LatinTerms)
 
     def split(self, input: str) -> list[str]:  # noqa: A002 - Sphinx's name
-        return super().split(input) + bigrams(input)
+        return super().split(input) + bigrams(input) + synonyms(input)
 
 
 def register() -> None:
