@@ -149,6 +149,9 @@ CI_ONLY = ("tests/unit/test_bench.py::test_quick_command_writes_every_figure",
            "tests/unit/test_bench.py::test_memory_goals_in_separate_processes",
            "tests/notebooks/test_reader_download.py::test_make_check_runs_a_chapter_inside_the_zip",
            "tests/unit/test_vocab_parallel.py::", "tests/unit/test_fused_logprobs.py::test_gradcheck",
+           # two processes of an expert-parallel MoE layer (chapter 7)
+           "tests/unit/test_expert_parallel.py::test_two_processes",
+           "tests/unit/test_expert_parallel.py::test_one_process",
            "tests/unit/test_sphinx_downloads.py::test_downloaded_exercises_run_top_to_bottom",
            "tests/exercises/test_puzzles.py::test_each_check_takes",
            # the puzzles' case search in two more Python processes (each imports torch)
@@ -167,6 +170,8 @@ FAST_SKIP = CI_ONLY + (
              "tests/unit/test_logprobs.py::test_error_messages_fit_the_page_column",
              "tests/unit/test_generation.py::test_moe_equals", "tests/unit/test_generation.py::test_filters_equal",
              "tests/unit/test_generation.py::test_reorder_cache", "tests/unit/test_sphinx_ext.py::test_zip_is_the_same",
+             "tests/unit/test_generation.py::test_repetition_penalty_is_transformers",
+             "tests/unit/test_generation.py::test_load_balancing_loss_is_transformers",
              "tests/exercises/test_notebook_exercises.py::",
              "tests/exercises/test_puzzles.py::test_worked_example_picture",
              "tests/unit/test_figure_kit.py::test_every_figure_fits_a_phone")
