@@ -2,8 +2,8 @@
 
 Introduced in Chapter 7. Every function works on a batch and states its shapes:
 
-- sampling: :func:`greedy`, :func:`repetition_penalty` (gather, ``where``, scatter), :func:`top_k_filter`, :func:`top_p_filter` (sort, cumsum, then the
-  mask scattered back to vocabulary order, or gathered back with the inverse permutation),
+- sampling: :func:`greedy`, :func:`repetition_penalty` (gather, ``where``, scatter),
+  :func:`top_k_filter`, :func:`top_p_filter` (sort, cumsum, then the mask scattered back to vocabulary order, or gathered back with the inverse permutation),
   :func:`sample` (seeded, drawn on the CPU so that a seed gives the same tokens on any device);
 - beam search: :func:`flat_topk` (a top-k over beams x vocabulary, beam and token recovered with
   ``//`` and ``%``), :func:`beam_offsets` (per-row beam ids -> rows of the flattened batch),
@@ -309,6 +309,14 @@ def capacity_slots(experts: torch.Tensor, num_experts: int) -> torch.Tensor:
     running count per expert (``one_hot(...).cumsum(0)``), read at the pair's own expert with
     ``gather``. With a capacity ``C``, the pairs with ``slots >= C`` are dropped.
     """
+    if not isinstance(experts, torch.Tensor) or experts.is_floating_point() or experts.dim() != 2:
+        got = (f"shape {tuple(experts.shape)}, dtype {experts.dtype}" if isinstance(experts, torch.Tensor)
+               else type(experts).__name__)
+        raise TypeError(f"capacity_slots: experts must be a (T, k) int64 tensor; got {got}.")
+    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or experts.numel() and not (
+            0 <= int(experts.min()) and int(experts.max()) < num_experts):
+        raise ValueError(f"capacity_slots: the expert ids must lie in [0, num_experts); got num_experts = "
+                         f"{num_experts!r} and ids in [{int(experts.min())}, {int(experts.max())}].")
     flat = experts.reshape(-1, 1)                                      # (T * k, 1)
     running = F.one_hot(flat[:, 0], num_experts).cumsum(0)             # (T * k, E)
     return (running.gather(1, flat) - 1).view(experts.shape)
@@ -322,7 +330,12 @@ def load_balancing_loss(router_logits: torch.Tensor, k: int) -> torch.Tensor:
     router's mean probability of ``e``; it is ``k`` when both are uniform.
     Equal to transformers' ``load_balancing_loss_func`` for one layer without a mask.
     """
+    _check_logits(router_logits, "load_balancing_loss")
+    if router_logits.dim() != 2:
+        raise ValueError(f"load_balancing_loss: router_logits must be (T, E); got shape {tuple(router_logits.shape)}.")
     T, E = router_logits.shape
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= E:
+        raise ValueError(f"load_balancing_loss: k must be an int in [1, E] = [1, {E}]; got {k!r}.")
     probs = router_logits.softmax(-1)                                  # (T, E)
     experts = probs.topk(k, dim=-1).indices                            # (T, k)
     counts = torch.bincount(experts.reshape(-1), minlength=E)          # (E,)

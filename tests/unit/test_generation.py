@@ -315,3 +315,14 @@ def test_load_balancing_loss_is_transformers_and_k_when_uniform():
     # each of 4 tokens prefers another expert, probabilities uniform across tokens: loss = k
     router_logits = torch.eye(4) * 1e-3
     torch.testing.assert_close(load_balancing_loss(router_logits, 1), torch.tensor(1.0), rtol=1e-3, atol=1e-3)
+
+
+def test_capacity_and_balance_name_bad_input():
+    with pytest.raises(TypeError, match="experts must be a \\(T, k\\) int64"):
+        capacity_slots(torch.zeros(3, 2), 4)
+    with pytest.raises(ValueError, match="lie in \\[0, num_experts\\)"):
+        capacity_slots(torch.tensor([[0, 4]]), 4)
+    with pytest.raises(ValueError, match="k must be an int in \\[1, E\\] = \\[1, 3\\]"):
+        load_balancing_loss(torch.zeros(2, 3), 4)
+    with pytest.raises(ValueError, match="must be \\(T, E\\)"):
+        load_balancing_loss(torch.zeros(2, 3, 4), 1)
