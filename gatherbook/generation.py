@@ -3,7 +3,8 @@
 Introduced in Chapter 7. Every function works on a batch and states its shapes:
 
 - sampling: :func:`greedy`, :func:`repetition_penalty` (gather, ``where``, scatter),
-  :func:`top_k_filter`, :func:`top_p_filter` (sort, cumsum, then the mask scattered back to vocabulary order, or gathered back with the inverse permutation),
+  :func:`top_k_filter`, :func:`top_p_filter` (sort, cumsum, then the mask scattered back to
+  vocabulary order, or gathered back with the inverse permutation),
   :func:`sample` (seeded, drawn on the CPU so that a seed gives the same tokens on any device);
 - beam search: :func:`flat_topk` (a top-k over beams x vocabulary, beam and token recovered with
   ``//`` and ``%``), :func:`beam_offsets` (per-row beam ids -> rows of the flattened batch),
