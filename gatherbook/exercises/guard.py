@@ -43,7 +43,7 @@ from gatherbook.exercises.declaration import Rule
 #: names that never count as an operation: questions about a tensor, and printing it
 FREE = frozenset({
     "shape", "dtype", "device", "ndim", "size", "dim", "numel", "is_floating_point", "__len__",
-    "layout", "requires_grad", "is_leaf", "grad_fn", "__repr__", "__str__", "__format__",
+    "layout", "requires_grad", "is_leaf", "grad_fn", "__repr__", "__str__", "__format__",  # (no values: TEXT)
     "names", "stride", "is_contiguous", "_version", "__hash__", "storage_offset",
     "is_cuda", "is_meta", "is_sparse", "is_complex", "element_size", "__dlpack_device__",
     "__get__", "__torch_function__", "__reduce_ex__", "__deepcopy__",
@@ -54,6 +54,10 @@ TO_PYTHON = frozenset({"item", "tolist", "numpy", "__iter__", "__bool__", "__int
                        "__index__", "__array__", "__complex__", "unbind", "__dlpack__", "data_ptr",
                        "untyped_storage", "storage", "_typed_storage",
                        "eval"})  # eval: text run as code (values printed, then read back)
+
+#: a tensor turned into text under the guard (printing is allowed; its values are not there to be
+#: read back with ``eval``, ``ast.literal_eval``, ``int(...)``)
+TEXT = frozenset({"__repr__", "__str__", "__format__"})
 
 #: names whose use in the reader's code switches the guard off, or reaches for what it watches
 TAMPER = frozenset({
@@ -210,6 +214,8 @@ class OpsGuard(TorchFunctionMode):
             raise self.fault(Forbidden(fancy, how="index_list" if fancy == "x[list]" else None))
         if name in TO_PYTHON:
             raise self.fault(Forbidden(name))
+        if name in TEXT:
+            return "tensor(…)"
         if name not in FREE and name not in self.allowed:
             raise self.fault(Forbidden(name))
         if name in self.limits:

@@ -198,3 +198,20 @@ def test_an_answer_without_any_trick_is_not_slowed_by_the_tracer():
         picked = _pick_per_row_accepted(x, idx)
         return x.gather(1, col).squeeze(1) * 0 + picked
     assert run_check("puzzles.pick_per_row", answer, lang="en").passed
+
+
+def test_values_read_back_from_text_are_not_there_under_the_guard():
+    """Printing is allowed, but under the guard a tensor's text shows no values: an answer that
+    parses them back (`ast.literal_eval`, `json`, `int(...)`, no `eval` needed) is named."""
+    import ast
+
+    def parse(t):  # (torch.LongTensor(list) is not seen by a TorchFunctionMode)
+        return torch.LongTensor(ast.literal_eval(repr(t)[len("tensor("):-1]) if t.numel() else [])
+
+    answer = lambda x, idx: x.gather(1, parse(idx).unsqueeze(1)).squeeze(1)  # noqa: E731
+    r = run_check("puzzles.pick_per_row", answer, lang="en")
+    assert (r.kind, r.facts["how"]) == ("rule", "raised"), r.message
+    assert "turned into text shows no values" in r.message
+    printing = lambda x, idx: (print(idx), x.gather(1, idx.unsqueeze(1)).squeeze(1))[1]  # noqa: E731
+    r = run_check("puzzles.pick_per_row", printing, lang="en")
+    assert r.passed and r.printed[0].startswith("tensor([") and r.n_printed >= 4, r.printed
