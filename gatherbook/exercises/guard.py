@@ -7,7 +7,8 @@ Two watchers, both active only during the call of the reader's function:
   tensor method the answer calls, by name (``gather``, ``Tensor.scatter_add``, ``+``, ``x[...]``),
   and raises :class:`Forbidden` for one that is not in the puzzle's list. Indexing is allowed
   with ints, slices, ``None`` and ``...`` only: ``x[idx]`` with a tensor is a gather in disguise.
-  Taking values out to Python (``.item()``, ``.tolist()``, iterating, ``if t:``) is never allowed.
+  Taking values out to Python (``.item()``, ``.tolist()``, iterating, ``if t:``, ``.numpy()``,
+  ``__dlpack__``) is never allowed, and a tensor printed under the guard shows no values.
 - a tracer (:func:`sys.settrace`, :class:`Tracer`) on the reader's code, the answer's own and every
   function of the reader's it calls (a helper from another cell, an accepted answer to an earlier
   puzzle): a function whose code holds a loop (``for``, ``while``, a comprehension), a function
