@@ -10,6 +10,7 @@ notebooks afterwards (``make execute``).
 """
 from __future__ import annotations
 
+import importlib
 import inspect
 import io
 import re
@@ -20,7 +21,7 @@ from typing import Any, Callable
 
 import gatherbook.exercises as E
 from gatherbook.editions import CODES
-from gatherbook.exercises.guard import GROUPS
+from gatherbook.exercises.guard import GROUPS, expand
 from gatherbook.exercises.words import of, table
 
 INTRO = "08_practice"
@@ -112,27 +113,125 @@ def _width(line: str) -> int:
 
 
 def page_title(number: str, lang: str) -> str:
-    """``"Practice 4b: Ragged batches and Mixture of Experts"``, in ``lang``: the page's own title,
-    or its level's."""
+    """``"Level 4b: Ragged batches and experts"``, in ``lang``: the page's own title, or its
+    level's. A page is named by its level (``page_numbers``), never by the part's name."""
     w = words(lang)
     title = w["page_titles"].get(number) or w["levels"][int(number[0])]
-    return w["page_title"].format(number=number, title=title)
+    return w["page_title"].format(number=w["page_numbers"][number], title=title)
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets: ``"x: (B, N), k: int"`` -> two parts."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "([" and 1 or (-1 if ch in ")]" else 0)
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur.strip()]
+
+
+_CORE = re.compile(r"^(?P<core>(?:\([^)]*\))?\s*(?:int64|float32|float|bool|int)?)\s*(?P<cond>.*)$")
+_RANGE_EXTRA = re.compile(r"^in (?P<range>[\[(][^\]\)]*[\])])(?P<extra>.*)$")
+
+
+def signature_parts(signature: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """A puzzle's signature as code without its conditions, and the conditions:
+    ``(kind, subject, text)`` with kind ``in`` (a range, maybe with an extra such as ``or -100``),
+    ``cmp`` (``>= 0``), ``eq`` (``= lengths.sum()``), ``phrase`` (a whole condition in words) or
+    ``dtype`` (the result has an argument's dtype)."""
+    head, result = signature.split("  ->  ")
+    code, conds, last = [], [], ""
+    for part in _split_top(head):
+        m = re.match(r"^(\w+): (.*)$", part)
+        if not m:  # a condition of its own: "values distinct within a row", "L >= max length"
+            conds.append(("phrase", last, part))
+            continue
+        last, rest = m.groups()
+        core = _CORE.match(rest)
+        code.append(f"{last}: {core['core'].strip()}" if core["core"].strip() else last)
+        cond = core["cond"].strip()
+        if cond.startswith("in "):
+            conds.append(("in", last, cond[3:]))
+        elif cond.startswith(("= ",)):
+            conds.append(("eq", last, cond[2:]))
+        elif cond.startswith((">= ", "<= ", "> ", "< ")):
+            conds.append(("cmp", last, cond))
+        elif cond:
+            conds.append(("phrase", last, cond))
+    out = _split_top(result)
+    core = _CORE.match(out[0])
+    if core["cond"].startswith("in "):
+        conds.append(("in", "", core["cond"][3:]))
+    for extra in out[1:]:
+        conds.append(("dtype", "", extra.replace("'s dtype", "").replace("' dtype", "")))
+    return ", ".join(code) + "  ->  " + core["core"].strip(), conds
+
+
+def conditions(signature: str, lang: str) -> str:
+    """The signature's conditions as a sentence in ``lang`` (empty when it has none)."""
+    w = words(lang)["conditions"]
+    said = []
+    for kind, subject, text in signature_parts(signature)[1]:
+        if kind == "in":
+            m = _RANGE_EXTRA.match("in " + text)
+            rng, extra = (m["range"], m["extra"].strip()) if m else (text, "")
+            key = "result_in" if not subject else "in"
+            said.append(w[key].format(name=subject, range=rng) + (w["extras"][extra] if extra else ""))
+        elif kind == "cmp":
+            said.append(w["cmp"].format(name=subject, cond=text))
+        elif kind == "eq":
+            said.append(w["eq"].format(name=subject, expr=text))
+        elif kind == "dtype":
+            said.append(w["dtype"].format(name=text))
+        else:
+            said.append(w["phrases"][text].format(name=subject))
+    # a space between a Chinese character and code, as the book writes them ("其中 `seg`")
+    return re.sub(r"([\u4e00-\u9fff])`", r"\1 `", w["sentence"].format(conds=w["sep"].join(said))) if said else ""
 
 
 def shapes(signature: str, lang: str) -> str:
-    """A puzzle's signature with its conditions in ``lang`` (the code stays as it is)."""
-    for source_words, own in words(lang)["conditions"]:
-        signature = signature.replace(source_words, own)
-    return signature
+    """A puzzle's shapes line: the signature as code, its conditions in a sentence of ``lang``."""
+    code, text = signature_parts(signature)[0], conditions(signature, lang)
+    return words(lang)["page"]["shapes"].format(sig=code) + text
 
 
-def allowed(ex: E.Exercise, lang: str) -> str:
-    """The operations ``ex`` allows, in Markdown: its own first, then each group by its name
-    (``arithmetic `+ - * ...```)."""
+def _op(op: str, lang: str) -> str:
+    """An operation as the page names it: a code span, or words for ``x[...]`` (slicing)."""
+    named = words(lang)["op_names"]
+    return named[op] if op in named else f"`{op}`"
+
+
+def _ops(ops: list[str], lang: str) -> str:
+    """Operations in Markdown, a whole group by its name (``arithmetic + - * ...``)."""
+    w, rest, out = words(lang), list(ops), []
+    for group, members in GROUPS.items():
+        if all(m in rest for m in members):
+            plain = [m for m in members if m not in w["op_names"]]
+            named = [w["op_names"][m] for m in members if m in w["op_names"]]
+            out.append(w["list_sep"].join([f"{w['groups'][group]} `{' '.join(plain)}`"] + named))
+            rest = [m for m in rest if m not in members]
+    return w["group_sep"].join([w["list_sep"].join(_op(m, lang) for m in rest)] * bool(rest) + out)
+
+
+def page_base(number: str) -> tuple[str, ...]:
+    """The operations every puzzle of page ``number`` allows (the page module's ``BASE``)."""
+    return importlib.import_module(f"gatherbook.exercises.puzzles.page{number}").BASE
+
+
+def allowed(ex: E.Exercise, lang: str, base: tuple[str, ...]) -> str:
+    """The operations ``ex`` allows, as the difference from its page's ``base``: ``+ `gather`;
+    − slicing``, with its limits (``at most 1 × `argsort```), or the page's set as it is."""
     w = words(lang)
-    own = [f"`{op}`" for op in ex.allowed if op not in GROUPS]
-    groups = [f"{w['groups'][op]} `{' '.join(GROUPS[op])}`" for op in ex.allowed if op in GROUPS]
-    return w["group_sep"].join(([w["list_sep"].join(own)] if own else []) + groups)
+    mine, theirs = expand(ex.allowed), expand(base)
+    plus = [op for op in mine if op not in theirs]
+    minus = [op for op in theirs if op not in mine]
+    said = ([w["plus"].format(ops=_ops(plus, lang))] if plus else []) + (
+        [w["minus"].format(ops=_ops(minus, lang))] if minus else [])
+    said += [w["limit"].format(op=op, n=n) for op, n in (ex.limits or {}).items()]
+    return w["page"]["allowed"].format(ops=w["group_sep"].join(said) if said else w["page"]["same_ops"])
 
 
 #: a comment in words (two words in a row), which needs its words in every language
@@ -174,7 +273,7 @@ def _setup(lang: str) -> dict:
 
 
 def _stub(ex: E.Exercise, lang: str) -> str:
-    doc = shapes(ex.signature, lang)
+    doc = signature_parts(ex.signature)[0]
     if _width(doc) + 10 > 88:  # the shapes on their lines (at most 88 columns), the result on the next
         head, result = doc.split("  ->  ")
         lines = [""]
@@ -185,29 +284,49 @@ def _stub(ex: E.Exercise, lang: str) -> str:
             else:
                 lines[-1] = f"{lines[-1]}, {part}" if lines[-1] else part
         doc = "\n    ".join(lines) + f"\n    ->  {result}"
+    said = conditions(ex.signature, lang)
+    if said:  # the conditions in a sentence, wrapped at 88 columns
+        wrapped, line = [], ""
+        for word in (said.split(" ") if lang == "en" else [said]):
+            if line and _width(f"    {line} {word}") > 84:
+                wrapped.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        doc += "\n\n    " + "\n    ".join(wrapped + [line]).strip() + "\n    "
     return (f"def {short(ex.name)}({', '.join(ex.args)}):\n"
             f"    \"\"\"{doc}\"\"\"\n"
             f"    raise NotImplementedError  # {words(lang)['page']['your_code']}")
 
 
-def puzzle_cells(ex: E.Exercise, lang: str, number: str) -> list[dict]:
+def nudge_cell(ex: E.Exercise, lang: str) -> dict:
+    """The puzzle's nudge, folded: a dropdown on the site (``metadata.gatherbook.site``), a
+    ``<details>`` in JupyterLab (as a solution's explanation), closed after Run All in both."""
+    w, text = words(lang)["page"], of(ex.name, lang)["nudge"]
+    site = f"```{{admonition}} {w['nudge_title']}\n:class: dropdown\n\n{text}\n```"
+    lab = f"<details class=\"gb-solution\"><summary>{w['nudge_summary']}</summary>\n\n{text}\n\n</details>"
+    return md(lab, gatherbook={"site": site})
+
+
+def puzzle_cells(ex: E.Exercise, lang: str, base: tuple[str, ...]) -> list[dict]:
     w, own, name = words(lang)["page"], of(ex.name, lang), short(ex.name)
     sep = words(lang)["list_sep"]  # the image's alt joins the argument names: "x, idx", "x、idx"
     label = f"pz-{name.replace('_', '-')}"
     task = "\n\n".join([
         own["task"],
-        w["shapes"].format(sig=shapes(ex.signature, lang)),
-        w["allowed"].format(ops=allowed(ex, lang)),
+        shapes(ex.signature, lang),
+        allowed(ex, lang, base),
         w["taught"].format(doc=_doc(lang, ex.taught_in)),
     ])
-    return [  # the heading puts the puzzle in the page's contents; the box holds the task
-        md(f"## {number} `{name}`"),
+    return [  # the heading puts the puzzle in the page's contents; the box holds the task and its number
+        md(f"## `{name}`"),
         md(f"````{{exercise}} {own['title']}\n:label: {label}\n\n{task}\n````"),
         code(localized(source(ex.spec, f"{name}_spec"), lang)),
         code(f'gb.show("{ex.name}");', mystnb={"figure": {"caption": w["caption"].format(name=name)},
                                                "image": {"alt": w["alt"].format(name=name, args=sep.join(ex.args))}}),
         code(_stub(ex, lang)),
         code(f'gb.check("{ex.name}", {name})'),
+        nudge_cell(ex, lang),
         md(f"````{{solution-start}} {label}\n:class: dropdown\n````\n\n{own['why']}",
            jupyter={"source_hidden": True}),
         code(localized(source(ex.reference, f"{name}_solution"), lang), jupyter=HIDDEN),
@@ -221,12 +340,14 @@ def page_cells(k: int, lang: str) -> list[dict]:
     w = words(lang)["page"]
     ladder = E.pages()
     number, stem, level, names = ladder[k]
-    in_level = [n for num, _, lv, page in ladder if lv == level for n in page]
+    base = page_base(number)
     download = w["download"].format(download="{download}", path=f"/_build/exercises/{lang}/{stem}_exercises.ipynb")
-    cells = [md(w["level_title"].format(title=page_title(number, lang)) + "\n\n" + w["level_intro"] + "\n\n" + download),
+    rule = w["base"].format(ops=_ops(list(expand(base)), lang))
+    cells = [md(w["level_title"].format(title=page_title(number, lang)) + "\n\n" + words(lang)["why_here"][number]
+                + "\n\n" + w["level_intro"] + "\n\n" + rule + "\n\n" + download),
              _setup(lang)]
-    for name in names:  # numbered within the level: 4.8 is the first puzzle of 4b
-        cells += puzzle_cells(E.get(name), lang, f"{level}.{in_level.index(name) + 1}")
+    for name in names:
+        cells += puzzle_cells(E.get(name), lang, base)
     cells += [md(w["board_md"]), code("gb.board()")]
     if k + 1 < len(ladder):
         nxt, nxt_stem = ladder[k + 1][:2]
@@ -252,7 +373,7 @@ def intro_cells(lang: str) -> list[dict]:
     return [
         md(t["title"].format(n=n_puzzles, ch1=ch(1, "01_gather_basics"), ch5=ch(5, "05_scatter"),
                              ch2=ch(2, "02_token_logprobs"), ch4=ch(4, "04_vision_patches"),
-                             ch7=ch(7, "07_generation"))),
+                             ch7=ch(7, "07_generation"), times=t["times"])),
         _setup(lang),
         md(t["how"]),
         code(localized(source(first.spec, "pick_per_row_spec"), lang)),

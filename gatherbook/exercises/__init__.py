@@ -22,7 +22,7 @@ import torch
 from gatherbook.exercises import messages
 from gatherbook.exercises.checker import CheckResult, changed, run
 from gatherbook.exercises.declaration import Exercise, Mistake, Rule, Wrong, exercise, load, pages
-from gatherbook.exercises.words import of, text
+from gatherbook.exercises.words import of, table, text
 from gatherbook.runtime import resolve
 
 if TYPE_CHECKING:
@@ -155,16 +155,20 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
 
 def show(name: str) -> "Figure | None":
     """Draw the worked example of exercise ``name``: the inputs of its first case and the target
-    (what a puzzle's loops compute, or the reference).
+    (what a puzzle's loops compute, or the reference); a target value copied from an input is
+    coloured as the cell it came from.
 
     Introduced in the Practice part."""
-    from gatherbook.figures.checks import draw_case
+    from gatherbook.figures.checks import copy_links, draw_case
 
     ex = get(name)
     case = ex.edge_cases[0]
-    target = (ex.spec or ex.reference)(*[a.clone() if isinstance(a, torch.Tensor) else a for a in case])
+    fn = ex.spec or ex.reference
+    target = fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in case])
+    ids = copy_links(fn, case, target)  # each target cell in the colour of the input cell it copies
+    links = None if ids is None else {ex.args[ids[0]]: ids[1], "target": ids[2]}
     return draw_case([(a, v, "input") for a, v in zip(ex.args, case)] + [("target", target, "expected")],
-                     fmt=messages.scalar)
+                     fmt=messages.scalar, links=links)
 
 
 def board(*, lang: str | None = None) -> None:
@@ -180,10 +184,17 @@ def board(*, lang: str | None = None) -> None:
     lines = [text(lang, "board.title", solved=solved, n=len(ours))
              + (text(lang, "board.tried", tried=tried) if tried else "")]
     marks = {"solved": "✔", "tried": "✘"}
+    labels = table(lang)["practice"]["page_numbers"]  # "Level 4b", "第 4 级（下）"
     for number, _, _, page in ladder:
-        lines.append(text(lang, "board.page", number=number))  # its title is in the contents beside
+        lines.append(text(lang, "board.page", page=labels[number]))  # its title is in the contents beside
         lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{n.split('.', 1)[1]}" for n in page))
     lines.append(text(lang, "board.legend"))
+    levels = sorted({level for _, _, level, _ in ladder})
+    done = [k for k in levels if all(_BOARD.get(n) == "solved" for _, _, lv, page in ladder if lv == k for n in page)]
+    if len(done) == len(levels):  # the closing moment: a level, or the whole ladder, complete
+        lines.append(text(lang, "board.all_done", n=len(ours)))
+    elif done:
+        lines.append(text(lang, "board.level_done", levels=table(lang)["practice"]["list_sep"].join(map(str, done))))
     print(messages.fit("\n".join(lines)))
 
 

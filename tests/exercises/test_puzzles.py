@@ -49,7 +49,7 @@ NAMED = {
         "index_put_ over a tuple of index tensors": "splat_points",
         "segment argmax": "segment_argmax", "segment softmax": "segment_softmax",
         "ragged -> padded (right)": "ragged_to_padded", "padded right -> left": "right_to_left",
-        "padded (left) -> ragged": "left_to_ragged", "expert slots under a capacity": "expert_slots",
+        "padded (left) -> ragged": "left_to_ragged", "expert slots under a capacity, by priority": "priority_slots",
         "MoE dispatch": "capacity_dispatch", "MoE combine": "capacity_combine"},
 }
 
@@ -86,7 +86,7 @@ def test_edge_cases_agree_with_the_solution_on_the_guarded_path(p):
 
 #: inputs that cannot hold what a check looks for: permutations, indices and probabilities are
 #: never negative, a permutation never repeats, ragged_to_padded has at least one value (Shapes)
-NO_NEGATIVE = {"inverse_perm", "unravel", "packed_positions", "packed_mask", "expert_slots"}
+NO_NEGATIVE = {"inverse_perm", "unravel", "packed_positions", "packed_mask"}
 NO_REPEAT = {"inverse_perm"}
 NEVER_EMPTY = {"ragged_to_padded"}
 
@@ -120,7 +120,7 @@ def test_the_cases_include_the_edge_cases_that_bite(p):
 
 #: planted mistakes only an edge case can show: an unstable sort keeps ties in order below 64
 #: elements on the CPU, and the search draws at most 12 tokens (its sizes stay small to be drawn)
-EDGE_ONLY = {("puzzles.expert_slots", "unstable_sort")}
+EDGE_ONLY = {("puzzles.priority_slots", "unstable_sort")}
 PLANTED = [(p, w) for p in ALL for w in p.mistakes if (p.name, w.key) not in EDGE_ONLY]
 
 
@@ -240,6 +240,31 @@ def test_board_shows_what_is_solved():
     reset_board()
 
 
+def test_board_marks_the_moment_a_level_is_complete(monkeypatch):
+    """Solving every puzzle of a level prints its closing line in both editions; the whole ladder
+    its own (issue 35). The board is filled directly: the checks themselves are tested above."""
+    import contextlib
+    import io
+    from gatherbook import exercises as E
+
+    def shown(lang):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            board(lang=lang)
+        return out.getvalue()
+
+    reset_board()
+    assert "★" not in shown("en")
+    for name, level in LEVEL.items():
+        if level == 1:
+            E._BOARD[name] = "solved"
+    assert "★ Level 1 complete" in shown("en") and "★ 第 1 级全部完成" in shown("zh")
+    for name in LEVEL:
+        E._BOARD[name] = "solved"
+    assert f"all {len(ALL)} puzzles" in shown("en") and f"全部 {len(ALL)} 道题" in shown("zh")
+    reset_board()
+
+
 def test_a_name_without_its_part_suggests_every_exercise_of_that_name():
     with pytest.raises(ValueError, match=r"Did you mean 'ch1.pick_per_row' / 'puzzles.pick_per_row'\?"):
         get("pick_per_row", lang="en")
@@ -257,6 +282,32 @@ def test_worked_example_picture_fits_a_phone():
         w, h = fig.get_size_inches() * fig.dpi
         plt.close(fig)
         assert w <= 360, f"{p.name}: the worked example is {w:.0f} px wide"
+        assert h <= 700, f"{p.name}: the worked example is {h:.0f} px tall, more than a phone's screen"
+
+
+#: the puzzles whose target copies values of an input (a gather, a move): their picture links them
+COPIES = {"pick_per_row": "x", "value_at_argmax": "values", "reverse": "x", "read_points": "fmap",
+          "ragged_to_padded": "values", "capacity_dispatch": "x", "capacity_combine": "buf"}
+
+
+@pytest.mark.parametrize("short, source", COPIES.items())
+def test_the_worked_example_colours_where_each_value_came_from(short, source):
+    """A target cell shares its colour with the input cell it copies (the chapters' gather
+    pictures do the same); an input cell nobody reads stays grey (a dropped token shows)."""
+    from gatherbook.figures.checks import copy_links
+    from gatherbook.figures.grid import PLAIN, QUIET
+    p = get("puzzles." + short)
+    case = p.edge_cases[0]
+    target = p.spec(*case)
+    arg, src, tgt = copy_links(p.spec, case, target)
+    assert p.args[arg] == source
+    x, flat = case[arg].reshape(-1), target.reshape(-1)
+    ids = src.reshape(-1)
+    for k, colour in enumerate(tgt.reshape(-1)):
+        if colour != PLAIN:  # linked: the same value as the input cell of that colour
+            assert bool(flat[k] == x[list(ids).index(colour)])
+    if short == "capacity_dispatch":  # the dropped token's row is read by no slot
+        assert (src[3] == QUIET).all()
 
 
 def test_each_check_takes_about_a_second():

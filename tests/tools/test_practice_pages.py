@@ -55,15 +55,41 @@ def test_the_written_pages_are_the_stored_ones():
 
 
 def test_each_puzzle_is_a_heading_of_its_page_in_both_editions():
-    """The page's contents ("On this page") list every puzzle: one ``## L.K `name``` heading each."""
+    """The page's contents ("On this page") list every puzzle: one ``## `name``` heading each, with
+    no number of its own (the puzzle's one number is its box's, issue 35)."""
     for lang in ("en", "zh"):
         headings = []
         for path in sorted((ROOT / "notebooks" / lang).glob("08_practice_*.ipynb")):
             nb = json.loads(path.read_text(encoding="utf8"))
-            headings += [m.groups() for c in nb["cells"] if c["cell_type"] == "markdown"
-                         for m in re.finditer(r"^## (\d)\.(\d+) `(\w+)`$", "".join(c["source"]), re.M)]
-        assert ["puzzles." + name for _, _, name in headings] == list(LEVEL), lang
-        assert [int(level) for level, _, _ in headings] == list(LEVEL.values()), lang
+            headings += [m.group(1) for c in nb["cells"] if c["cell_type"] == "markdown"
+                         for m in re.finditer(r"^## `(\w+)`$", "".join(c["source"]), re.M)]
+        assert ["puzzles." + name for name in headings] == list(LEVEL), lang
+
+
+def test_the_allowed_operations_are_stated_once_per_page():
+    """The page's base set once, at the top; under a puzzle only its difference (``+ `gather```),
+    and slicing named in words, not as ``x[...]`` (issue 35)."""
+    for lang in ("en", "zh"):
+        arith = f"{table(lang)['practice']['groups']['arith']} `+ - *"
+        for number, stem, _, names in pages():
+            cells = practice_pages.page_cells([n for n, *_ in pages()].index(number), lang)
+            text = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+            assert sum(t.count(arith) for t in text) == 1, (lang, stem)
+            assert arith in text[0] and not any("x[...]" in t for t in text), (lang, stem)
+
+
+def test_every_puzzle_has_a_folded_hint_before_its_solution():
+    """A nudge between the check and the solution: a dropdown on the site, a <details> in JupyterLab."""
+    for lang in ("en", "zh"):
+        for number, stem, _, names in pages():
+            cells = practice_pages.page_cells([n for n, *_ in pages()].index(number), lang)
+            for name in names:
+                check = next(i for i, c in enumerate(cells) if "".join(c["source"]) == f'gb.check("{name}", {_short(name)})')
+                hint, solution = cells[check + 1], cells[check + 2]
+                nudge = table(lang)["exercises"][name]["nudge"]
+                assert "".join(hint["source"]).startswith("<details") and nudge in "".join(hint["source"]), name
+                assert ":class: dropdown" in hint["metadata"]["gatherbook"]["site"], name
+                assert "".join(solution["source"]).startswith("````{solution-start}"), name
 
 
 def test_the_pages_hold_every_puzzle_once_in_ladder_order():

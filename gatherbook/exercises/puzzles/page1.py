@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from gatherbook.exercises.declaration import Mistake, exercise
 from gatherbook.exercises.cases import F32, coded, t
-from gatherbook.exercises.strategies import floats, index, ints, lengths
+from gatherbook.exercises.strategies import floats, index, lengths, values
 
 PART = "puzzles"  # the exercises' names: "puzzles.<name>"
 PAGE = ("1", "08_practice_1_warmup")  # the page of the ladder: its number, its notebook
@@ -25,8 +25,8 @@ def pick_per_row_spec(x, idx):
 
 @st.composite
 def _pick_per_row_cases(draw):
-    B, N = draw(st.integers(0, 4)), draw(st.integers(1, 5))
-    return draw(ints((B, N))), draw(index((B,), N))
+    B, N = draw(st.integers(0, 4)), draw(st.integers(1, 10))
+    return draw(values((B, N))), draw(index((B,), N))
 
 
 @exercise(
@@ -99,8 +99,8 @@ def last_token_spec(x, lengths):
 
 @st.composite
 def _last_token_cases(draw):
-    B, L = draw(st.integers(0, 4)), draw(st.integers(1, 5))
-    return draw(ints((B, L))), draw(lengths(B, L, 1))
+    B, L = draw(st.integers(0, 4)), draw(st.integers(1, 10))
+    return draw(values((B, L))), draw(lengths(B, L, 1))
 
 
 @exercise(
@@ -140,8 +140,8 @@ def value_at_argmax_spec(scores, values):
 
 @st.composite
 def _value_at_argmax_cases(draw):
-    B, N = draw(st.integers(0, 4)), draw(st.integers(1, 5))
-    return draw(ints((B, N), -3, 3)).to(F32), draw(ints((B, N)))
+    B, N = draw(st.integers(0, 4)), draw(st.integers(1, 10))
+    return draw(floats((B, N), -30, 30)), draw(values((B, N)))   # fractional scores, ties
 
 
 @exercise(
@@ -150,7 +150,8 @@ def _value_at_argmax_cases(draw):
     allowed=("gather", "argmax") + BASE,
     edge_cases=[(t([[0.5, 2.0, -1.0], [3.0, 3.0, 0.5]], F32), t([[10, 20, 30], [40, 50, 60]])),
                 (t([[-2.0, -1.0, -3.0]], F32), t([[7, 8, 9]])),   # B = 1, negative scores
-                (t([[1.0], [0.0]], F32), t([[5], [6]]))],
+                (t([[1.0], [0.0]], F32), t([[5], [6]])),
+                (t([[0.3, 0.7, -0.2]], F32), t([[1.5, 2.5, 3.5]], F32))],   # fractional scores
     strategy=_value_at_argmax_cases,
     right=[lambda s, v: v.gather(1, s.argmax(1).unsqueeze(1))[:, 0],
            lambda s, v: torch.gather(v, 1, s.argmax(-1)[:, None]).view(-1),
@@ -180,7 +181,7 @@ def pick_layer_spec(x, idx):
 @st.composite
 def _pick_layer_cases(draw):
     K, N, M = (draw(st.integers(lo, hi)) for lo, hi in ((1, 3), (0, 3), (1, 4)))
-    return draw(ints((K, N, M))), draw(index((N, M), K))
+    return draw(values((K, N, M))), draw(index((N, M), K))
 
 
 @exercise(
@@ -215,14 +216,15 @@ def reverse_spec(x):
 
 @st.composite
 def _reverse_cases(draw):
-    return (draw(ints((draw(st.integers(0, 6)),))),)
+    return (draw(values((draw(st.integers(0, 12)),))),)
 
 
 @exercise(
     spec=reverse_spec,
     signature="x: (N,)  ->  (N,), x's dtype",
     allowed=("gather",) + BASE,
-    edge_cases=[(t([3, -1, 4, 1, 5]),), (t([7]),), (t([]),), (t([2, 2, -3]),)],
+    edge_cases=[(t([3, -1, 4, 1, 5]),), (t([7]),), (t([]),), (t([2, 2, -3]),),
+                (t([0.5, -1.5, 2.0], F32),)],                 # floats
     strategy=_reverse_cases,
     right=[lambda x: x.gather(0, (x.shape[0] - 1) - torch.arange(x.shape[0], device=x.device)),
            lambda x: x[None].gather(1, (x.shape[0] - 1 - torch.arange(x.shape[0], device=x.device))[None])[0],
@@ -250,7 +252,7 @@ def diagonal_spec(x):
 @st.composite
 def _diagonal_cases(draw):
     N = draw(st.integers(0, 5))
-    return (draw(ints((N, N))),)
+    return (draw(values((N, N))),)
 
 
 @exercise(
@@ -261,6 +263,7 @@ def _diagonal_cases(draw):
                 (t([[-4]]),),                                 # N = 1
                 (torch.zeros(0, 0, dtype=torch.int64),)],
     strategy=_diagonal_cases,
+    n_examples=30,                                    # the dtypes take draws: N = 1 still comes up
     right=[lambda x: x.gather(0, torch.arange(x.shape[0], device=x.device).unsqueeze(0)).squeeze(0),
            lambda x: x.flatten().gather(0, torch.arange(x.shape[0], device=x.device) * (x.shape[0] + 1)),
            lambda x: x.t().gather(0, torch.arange(x.shape[0], device=x.device)[None]).squeeze(0)],
@@ -287,8 +290,8 @@ def rotate_spec(x, k):
 
 @st.composite
 def _rotate_cases(draw):
-    B, N = draw(st.integers(0, 3)), draw(st.integers(1, 5))
-    return draw(ints((B, N))), draw(st.integers(0, 7))
+    B, N = draw(st.integers(0, 3)), draw(st.integers(1, 10))
+    return draw(values((B, N))), draw(st.integers(0, 12))
 
 
 @exercise(

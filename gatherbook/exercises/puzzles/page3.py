@@ -49,7 +49,9 @@ def _shifted(logits, ids):
     spec=token_logprobs_spec,
     signature="logits: (B, L, V) float, ids: (B, L) int64, pad: int  ->  (B, L - 1) float",
     allowed=("gather", "log_softmax", "logsumexp") + BASE,
-    edge_cases=[(t([[[1.0, 2.0, 0.0], [0.0, 0.0, 3.0], [2.0, 1.0, 1.0], [0.0, 1.0, 0.0]],
+    edge_cases=[(t([[[1.0, 2.0, 0.0], [0.0, 0.0, 3.0], [2.0, 1.0, 1.0], [0.0, 1.0, 0.0]]], F32),
+                 t([[1, 2, 1, 0]]), 0),                        # the worked example: one row, ends in pad
+                (t([[[1.0, 2.0, 0.0], [0.0, 0.0, 3.0], [2.0, 1.0, 1.0], [0.0, 1.0, 0.0]],
                     [[0.5, 0.5, 1.0], [1.0, -1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]], F32),
                  t([[1, 2, 1, 0], [2, 1, 0, 0]]), 0),
                 (t([[[0.0, 1.0], [1.0, 0.0]]], F32), t([[1, 0]]), 1),   # B = 1, L = 2, ends in pad
@@ -83,7 +85,7 @@ def smooth_labels_spec(target, C, eps):
     N = target.shape[0]
     out = torch.zeros(N, C, dtype=torch.float32)
     for n in range(N):
-        if target[n] == IGNORE:
+        if target[n] == -100:
             continue                                 # an ignored row stays all zero
         for c in range(C):
             out[n, c] = eps / C + (1 - eps if c == target[n] else 0.0)
@@ -132,7 +134,7 @@ def smooth_labels(target, C, eps):
     out = torch.full((N, C), eps / C, device=target.device)       # every class gets eps / C
     col = target.clamp(min=0).unsqueeze(1)                          # (N, 1); -100 -> 0 for now
     out = out.scatter(1, col, 1 - eps + eps / C)                   # the target gets the rest
-    return out.masked_fill((target == IGNORE).unsqueeze(1), 0.0)   # ignored rows: all zero
+    return out.masked_fill((target == -100).unsqueeze(1), 0.0)     # ignored rows: all zero
 
 
 # --------------------------------------------------------------------------------------------

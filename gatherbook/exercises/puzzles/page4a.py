@@ -12,17 +12,18 @@ from hypothesis import strategies as st
 from gatherbook.exercises.declaration import Mistake, exercise
 from gatherbook.exercises.cases import F32, I64, f, t
 from gatherbook.exercises.strategies import distinct, floats, index, ints, perm
+from gatherbook.exercises.strategies import DTYPES
 
 PART = "puzzles"  # the exercises' names: "puzzles.<name>"
 PAGE = ("4a", "08_practice_4a_scatter")  # the page of the ladder: its number, its notebook
-BASE = ("arith", "compare", "shape", "create", "where")
+BASE = ("arith", "compare", "shape", "create", "where", "scatter")
 INF = float("inf")
 
 
 # --------------------------------------------------------------------------------------------
 @st.composite
 def _segment_cases(draw):
-    N, S = draw(st.integers(0, 6)), draw(st.integers(1, 4))
+    N, S = draw(st.integers(0, 10)), draw(st.integers(1, 4))
     return draw(floats((N,))), draw(index((N,), S)), S
 
 
@@ -140,8 +141,8 @@ def rank_spec(x):
 
 @st.composite
 def _rank_cases(draw):
-    B, N = draw(st.integers(0, 3)), draw(st.integers(0, 5))
-    return (draw(distinct(B, N)),)
+    B, N, dtype = draw(st.integers(0, 3)), draw(st.integers(0, 10)), draw(st.sampled_from(DTYPES))
+    return (draw(distinct(B, N, dtype=dtype)),)   # any dtype: the ranks are int64 all the same
 
 
 @exercise(
@@ -150,13 +151,14 @@ def _rank_cases(draw):
     allowed=("argsort", "scatter", "sum") + BASE + ("empty_like", "repeat"),
     limits={"argsort": 1},
     edge_cases=[(t([[30, -10, 20, 0], [5, 7, 6, -1]]),), (t([[-4]]),),
+                ((torch.arange(20) * 7 % 20 - 9.5).to(F32).unsqueeze(0) / 4,),   # a float row of 20: a long sort
                 (torch.zeros(0, 3, dtype=I64),), (t([[2, 1, 0]]),)],
     strategy=_rank_cases,
     right=[lambda x: (x.unsqueeze(2) > x.unsqueeze(1)).sum(2),
-           lambda x: torch.empty_like(x).scatter_(1, x.argsort(dim=1), torch.arange(x.shape[1], device=x.device).repeat(x.shape[0], 1)),
-           lambda x: torch.zeros_like(x).scatter_add(1, x.argsort(dim=1), torch.arange(x.shape[1], device=x.device).expand_as(x))],
+           lambda x: torch.empty_like(x, dtype=torch.int64).scatter_(1, x.argsort(dim=1), torch.arange(x.shape[1], device=x.device).repeat(x.shape[0], 1)),
+           lambda x: torch.zeros_like(x, dtype=torch.int64).scatter_add(1, x.argsort(dim=1), torch.arange(x.shape[1], device=x.device).expand_as(x))],
     mistakes=[Mistake("order_not_rank", lambda x: x.argsort(dim=1)),
-              Mistake("descending", lambda x: torch.zeros_like(x).scatter(
+              Mistake("descending", lambda x: torch.zeros_like(x, dtype=torch.int64).scatter(
                   1, x.argsort(dim=1, descending=True), torch.arange(x.shape[1]).expand_as(x))),
               Mistake("counts_itself", lambda x: (x.unsqueeze(2) >= x.unsqueeze(1)).sum(2))],
     taught_in="05_scatter",
@@ -188,7 +190,7 @@ def _splat_cases(draw):
     spec=splat_points_spec,
     signature="feat: (N,) float, ys: (N,) int64 in [0, H), xs: (N,) int64 in [0, W), H: int, W: int"
               "  ->  (H, W) float",
-    allowed=("index_put", "index_put_", "sum") + BASE,
+    allowed=("index_put", "index_put_", "sum", "arith", "compare", "shape", "create", "where"),  # no scatter
     edge_cases=[(f([1.5, -2.0, 0.25, 3.0, 0.5]), t([0, 1, 0, 1, 0]), t([2, 0, 2, 1, 0]), 2, 3),  # cell (0, 2) twice
                 (f([-1.0, -0.5]), t([0, 0]), t([9, 9]), 1, 10),                                # H = 1, W past 8
                 (f([4.0]), t([2]), t([0]), 3, 1),                                               # W = 1
@@ -270,7 +272,7 @@ def _first_true(flag, s, S, reduce="amin"):
 )
 def segment_argmax(values, seg, S):
     N = values.shape[0]
-    top = torch.full((S,), -INF, device=values.device).scatter_reduce(0, seg, values, "amax")
+    top = torch.full((S,), float("-inf"), device=values.device).scatter_reduce(0, seg, values, "amax")
     is_top = values == top.gather(0, seg)                 # (N,): a maximum of its segment
     pos = torch.where(is_top, torch.arange(N, device=values.device), N)   # the others: N
     first = torch.full((S,), N, device=values.device).scatter_reduce(0, seg, pos, "amin")
@@ -328,7 +330,7 @@ def _softmax_by(v, s, S, shift):
     atol=1e-5,
 )
 def segment_softmax(values, seg, S):
-    top = torch.full((S,), -INF, device=values.device).scatter_reduce(0, seg, values, "amax")
+    top = torch.full((S,), float("-inf"), device=values.device).scatter_reduce(0, seg, values, "amax")
     e = (values - top.gather(0, seg)).exp()               # (N,): at most 1, the max gives 1
     total = torch.zeros(S, device=values.device).scatter_add(0, seg, e)
     return e / total.gather(0, seg)

@@ -1,5 +1,6 @@
 """Level 4, ragged batches and experts: ragged <-> padded, padded right -> left, an expert's slots
-under a capacity, then Mixture-of-Experts dispatch into and combine from the capacity buffer.
+under a capacity claimed by router score (batch prioritized routing), then Mixture-of-Experts
+dispatch into and combine from the capacity buffer.
 """
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import torch
 from hypothesis import strategies as st
 
 from gatherbook.exercises.declaration import Mistake, exercise
-from gatherbook.exercises.cases import F32, I64, coded, t
+from gatherbook.exercises.cases import F32, I64, coded, f, t
 from gatherbook.exercises.strategies import floats, index, ints, lengths
 
 PART = "puzzles"  # the exercises' names: "puzzles.<name>"
@@ -44,7 +45,7 @@ def _starts(n):
 
 @exercise(
     spec=ragged_to_padded_spec,
-    signature="values: (N,), lengths: (B,) int64 summing to N >= 1, L >= max length, pad: int"
+    signature="values: (N,), lengths: (B,) int64 summing to N >= 1, L: int, L >= max length, pad: int"
               "  ->  (B, L)",
     allowed=("gather", "scatter", "cumsum", "sum") + BASE,
     edge_cases=[(t([1, 2, 3, 4, 5, 6]), t([2, 0, 3, 1]), 4, -1),
@@ -69,7 +70,7 @@ def _starts(n):
                   torch.arange(L) >= L - n[:, None],
                   v.gather(0, (_starts(n)[:, None] + torch.arange(L) - (L - n[:, None])).clamp(0, v.shape[0] - 1)
                            .flatten()).view(-1, L), pad))],
-    taught_in="05_scatter",
+    taught_in="07_generation",
     atol=1e-6,
 )
 def ragged_to_padded(values, lengths, L, pad):
@@ -122,7 +123,7 @@ def _right_to_left_cases(draw):
               Mistake("mask_wrong_side", lambda x, n, pad: torch.where(
                   torch.arange(x.shape[1]) < n[:, None],
                   x.gather(1, (torch.arange(x.shape[1]) + n[:, None]) % x.shape[1]), pad))],
-    taught_in="05_scatter",
+    taught_in="02_token_logprobs",
     atol=1e-6,
 )
 def right_to_left(padded, lengths, pad):
@@ -192,7 +193,7 @@ def _row_of(n, N):
                   0, _dest(x, n, N, start=False).flatten(), x.flatten())[:N]),
               Mistake("spare_slot_kept", lambda x, n, N: x.new_zeros(N + 1).scatter(
                   0, _dest(x, n, N).flatten(), x.flatten()))],
-    taught_in="05_scatter",
+    taught_in="07_generation",
     atol=1e-6,
 )
 def left_to_ragged(padded, lengths, N):
@@ -209,11 +210,14 @@ def left_to_ragged(padded, lengths, N):
 
 
 # --------------------------------------------------------------------------------------------
-def expert_slots_spec(expert, E, C):
+
+def priority_slots_spec(expert, score, E, C):
     N = expert.shape[0]
     out = torch.full((N,), -1, dtype=torch.int64)
+    # the order tokens claim slots in: highest score first, ties by the smaller n
+    order = sorted(range(N), key=lambda n: (-float(score[n]), n))
     used = [0] * E
-    for n in range(N):                       # tokens claim slots in token order
+    for n in order:
         e = int(expert[n])
         if used[e] < C:
             out[n] = used[e]                 # the next free slot of its expert
@@ -222,58 +226,68 @@ def expert_slots_spec(expert, E, C):
 
 
 @st.composite
-def _expert_slots_cases(draw):
+def _priority_slots_cases(draw):
     N, E, C = draw(st.integers(0, 12)), draw(st.integers(1, 3)), draw(st.integers(0, 4))
-    return draw(index((N,), E)), E, C
+    return draw(index((N,), E)), draw(ints((N,), -3, 3)).to(F32) / 2, E, C   # halves: ties
 
 
-def _rank_in_expert(expert, E):
-    onehot = (expert.unsqueeze(1) == torch.arange(E, device=expert.device)).long()   # (N, E)
+def _ahead(expert, score):
+    """(N,): how many tokens of the same expert claim a slot before token n."""
+    n = torch.arange(expert.shape[0], device=expert.device)
+    first = (score.unsqueeze(0) > score.unsqueeze(1)) | ((score.unsqueeze(0) == score.unsqueeze(1)) & (n < n.unsqueeze(1)))
+    return ((expert.unsqueeze(0) == expert.unsqueeze(1)) & first).sum(1)   # row n: the tokens ahead of n
+
+
+def _by_sort(expert, score, E, C, stable=True, descending=True):
+    N = expert.shape[0]
+    order = score.argsort(descending=descending, stable=True) if stable else score.argsort(descending=descending)
+    e = expert.gather(0, order)                                                   # experts in claiming order
+    onehot = (e.unsqueeze(1) == torch.arange(E, device=expert.device)).long()
+    place = (onehot.cumsum(0) - 1).gather(1, e.unsqueeze(1)).squeeze(1)
+    return torch.full_like(expert, -1).scatter(0, order, torch.where(place < C, place, -1))
+
+
+def _token_order(expert, E):
+    onehot = (expert.unsqueeze(1) == torch.arange(E, device=expert.device)).long()
     return (onehot.cumsum(0) - 1).gather(1, expert.unsqueeze(1)).squeeze(1)
 
 
-def _by_sort(expert, E, C, stable=True):
-    N = expert.shape[0]
-    order = expert.argsort(stable=stable) if stable else expert.argsort()
-    first = (expert.unsqueeze(1) < torch.arange(E, device=expert.device)).sum(0)      # (E,): start of each run
-    rank = torch.arange(N, device=expert.device) - first.gather(0, expert.gather(0, order))
-    return torch.full_like(expert, -1).scatter(0, order, torch.where(rank < C, rank, -1))
-
-
 @exercise(
-    spec=expert_slots_spec,
-    signature="expert: (N,) int64 in [0, E), E: int, C: int >= 0  ->  (N,) int64 in [-1, C)",
+    spec=priority_slots_spec,
+    signature="expert: (N,) int64 in [0, E), score: (N,) float, E: int, C: int >= 0  ->  (N,) int64 in [-1, C)",
     allowed=("cumsum", "gather", "scatter", "argsort", "sort", "sum") + BASE,
-    edge_cases=[(t([1, 0, 1, 1, 0, 2, 1]), 3, 2),          # expert 1 gets 4 tokens: 2 dropped
-                (t([0, 0, 0]), 1, 3),                      # exactly C tokens: none dropped
-                (t([1]), 2, 0),                            # C = 0: every token dropped
-                (t([], I64), 2, 1),
-                ((torch.arange(70) % 7 == 0).long(), 2, 40)],   # 70 tokens: an unstable sort reorders
-    strategy=_expert_slots_cases,
-    right=[lambda e, E, C: torch.where(_rank_in_expert(e, E) < C, _rank_in_expert(e, E), -1),
+    edge_cases=[(t([1, 0, 1, 1, 0, 1]), f([0.2, 0.9, 0.7, 0.5, 0.1, 0.7]), 2, 2),   # expert 1: a tie, 2 dropped
+                (t([0, 0, 0]), f([0.5, 1.5, -1.0]), 1, 3),                       # exactly C tokens: none dropped
+                (t([1]), f([2.0]), 2, 0),                                        # C = 0: every token dropped
+                (t([], I64), f([]), 2, 1),
+                ((torch.arange(70) % 7 == 0).long(), (torch.arange(70) % 3 == 0).float(), 2, 40)],  # long sort, ties
+    strategy=_priority_slots_cases,
+    right=[lambda e, s, E, C: torch.where(_ahead(e, s) < C, _ahead(e, s), -1),
            _by_sort,
-           lambda e, E, C: torch.where(
-               ((e.unsqueeze(1) == e.unsqueeze(0)) & (torch.arange(e.shape[0], device=e.device).unsqueeze(1)
-                                                      > torch.arange(e.shape[0], device=e.device))).sum(1) < C,
-               ((e.unsqueeze(1) == e.unsqueeze(0)) & (torch.arange(e.shape[0], device=e.device).unsqueeze(1)
-                                                      > torch.arange(e.shape[0], device=e.device))).sum(1), -1)],
-    mistakes=[Mistake("keeps_c_plus_1", lambda e, E, C: torch.where(_rank_in_expert(e, E) <= C, _rank_in_expert(e, E), -1)),
-              Mistake("no_drop", lambda e, E, C: _rank_in_expert(e, E)),
-              Mistake("from_one", lambda e, E, C: torch.where(_rank_in_expert(e, E) + 1 < C, _rank_in_expert(e, E) + 1, -1)),
-              Mistake("global_slot", lambda e, E, C: torch.where(torch.arange(e.shape[0]) < C, torch.arange(e.shape[0]), -1)),
-              Mistake("unstable_sort", lambda e, E, C: _by_sort(e, E, C, stable=False))],
+           lambda e, s, E, C: (lambda order: torch.full_like(e, -1).scatter(0, order, torch.where(
+               _token_order(e.gather(0, order), E) < C, _token_order(e.gather(0, order), E), -1)))(
+               (-s).argsort(stable=True))],
+    mistakes=[Mistake("token_order", lambda e, s, E, C: torch.where(_token_order(e, E) < C, _token_order(e, E), -1)),
+              Mistake("lowest_first", lambda e, s, E, C: _by_sort(e, s, E, C, descending=False)),
+              Mistake("keeps_c_plus_1", lambda e, s, E, C: torch.where(_ahead(e, s) <= C, _ahead(e, s), -1)),
+              Mistake("no_scatter_back", lambda e, s, E, C: (lambda order: torch.where(
+                  _token_order(e.gather(0, order), E) < C, _token_order(e.gather(0, order), E), -1))(
+                  s.argsort(descending=True, stable=True))),
+              Mistake("unstable_sort", lambda e, s, E, C: _by_sort(e, s, E, C, stable=False))],
     taught_in="07_generation",
     atol=0,
 )
-def expert_slots(expert, E, C):
-    onehot = (expert.unsqueeze(1) == torch.arange(E, device=expert.device)).long()   # (N, E)
-    before = onehot.cumsum(0) - 1                     # (N, E): tokens of each expert so far, minus 1
-    rank = before.gather(1, expert.unsqueeze(1)).squeeze(1)   # (N,): its place in its expert's queue
-    return torch.where(rank < C, rank, -1)           # place C and later: dropped
+def priority_slots(expert, score, E, C):
+    order = score.argsort(descending=True, stable=True)       # (N,): claiming order; ties: smaller n
+    e = expert.gather(0, order)                                # (N,): their experts, in that order
+    onehot = (e.unsqueeze(1) == torch.arange(E, device=expert.device)).long()   # (N, E)
+    place = (onehot.cumsum(0) - 1).gather(1, e.unsqueeze(1)).squeeze(1)   # place in its expert's queue
+    slot = torch.where(place < C, place, -1)                   # place C and later: dropped
+    return torch.full_like(expert, -1).scatter(0, order, slot)  # back to token order
 
 
 # --------------------------------------------------------------------------------------------
-def moe_dispatch_spec(x, expert, E, C):
+def capacity_dispatch_spec(x, expert, E, C):
     N, D = x.shape
     buf = torch.zeros(E, C, D, dtype=x.dtype)
     used = [0] * E
@@ -302,10 +316,11 @@ def _capacity_dispatch_cases(draw):
 
 
 @exercise(
-    spec=moe_dispatch_spec,
+    spec=capacity_dispatch_spec,
     signature="x: (N, D), expert: (N,) int64 in [0, E), E: int, C: int >= 1  ->  (E, C, D)",
     allowed=("gather", "scatter", "cumsum") + BASE,
-    edge_cases=[(coded(5, 2), t([1, 0, 1, 1, 0]), 3, 2),     # token 3 dropped, expert 2 empty
+    edge_cases=[(coded(5, 2), t([1, 0, 1, 1, 0]), 2, 2),     # token 3 dropped
+                (coded(3, 2), t([0, 0, 2]), 3, 1),            # token 1 dropped, expert 1 empty
                 (torch.zeros(0, 2, dtype=I64), t([]), 2, 1),  # N = 0
                 (t([[4], [-4]]), t([0, 0]), 1, 1),            # E = 1, C = 1, D = 1
                 (t([[5, -5]]), t([1]), 2, 1)],
@@ -338,7 +353,7 @@ def capacity_dispatch(x, expert, E, C):
 
 
 # --------------------------------------------------------------------------------------------
-def moe_combine_spec(buf, expert, slot, weight):
+def capacity_combine_spec(buf, expert, slot, weight):
     E, C, D = buf.shape
     N = expert.shape[0]
     out = torch.zeros(N, D, dtype=buf.dtype)
@@ -361,11 +376,11 @@ def _rows(buf, e, s):
 
 
 @exercise(
-    spec=moe_combine_spec,
+    spec=capacity_combine_spec,
     signature="buf: (E, C, D) float, expert: (N,) int64 in [0, E), slot: (N,) int64 in [-1, C), "
                "weight: (N,) float  ->  (N, D) float",
     allowed=("gather",) + BASE,
-    edge_cases=[(t([[[1.0, 2.0], [3.0, 4.0], [0.0, 0.0]], [[-1.0, 0.5], [0.0, 0.0], [0.0, 0.0]]], F32),
+    edge_cases=[(t([[[1.0, 2.0], [3.0, 4.0]], [[-1.0, 0.5], [0.0, 0.0]]], F32),
                  t([0, 1, 0, 1]), t([1, 0, 0, -1]), t([0.5, 2.0, 1.0, 0.3], F32)),
                 (torch.zeros(2, 1, 2), t([]), t([]), t([], F32)),        # N = 0
                 (t([[[2.0]]], F32), t([0]), t([0]), t([1.5], F32))],
