@@ -19,7 +19,9 @@
  * A pasted error message ("IndexError: index 5 is out of bounds for dimension 1 with size 5")
  * puts first the sections whose heading is that message (chapter 6's error decoder), whatever
  * numbers it carries: the words of the query and of each section title are compared with every
- * number as one placeholder. Words readers type for an API name the book writes in English
+ * number as one placeholder. A typed question ("gather vs index_select") puts first the sections
+ * whose heading holds all its words (the questions page's headings are questions in readers'
+ * words). Words readers type for an API name the book writes in English
  * (散射 for scatter) are searched as that name.
  */
 "use strict";
@@ -28,7 +30,8 @@
   const NO_MATCH = (document.currentScript && document.currentScript.dataset.noMatch) || "";
   const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
   const CJK_RUNS = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
-  const NUMBER = /-?\d+(?:\.\d+)?/g;
+  // a number standing alone ("-100", "16777216"), not the digits of a word ("float32", "int64")
+  const NUMBER = /(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])/g;
   // article text, without what is not the page's text
   const CHROME = ".headerlink, script, style, button, .copybtn, .toggle-button, .tooltip, #searchbox";
 
@@ -58,6 +61,37 @@
       asked.forEach((w) => { if (words.has(w)) shared += 1; });
       const union = asked.size + words.size - shared;
       if (shared >= 4 && shared / asked.size >= 0.75) found.push([title, shared / union]);
+    }
+    return found.sort((a, b) => a[1] - b[1]);
+  }
+
+  // Words a typed question leaves out of nothing: they are not what it asks about.
+  const QUESTION_STOP = new Set(["a", "an", "the", "to", "of", "in", "at", "on", "for", "is", "are",
+    "do", "does", "i", "how", "what", "why", "vs", "and", "or", "with", "my", "it", "from", "per"]);
+
+  // The words of a heading or of a typed question, stemmed and without a trailing underscore, so
+  // that "stops" meets "stop", "counting" "count" and scatter_add scatter_add_.
+  function questionWords(text) {
+    const stemmer = new Stemmer();
+    return (text.toLowerCase().match(/[a-z_][a-z0-9_]*/g) || [])
+      .filter((w) => !QUESTION_STOP.has(w))
+      .map((w) => stemmer.stemWord(w.replace(/_+$/, "")));
+  }
+
+  // Section titles that hold every word of a typed question of two or more English words (a
+  // word, or a name it begins: scatter for scatter_reduce), and each of its Chinese runs as it
+  // is: the questions page heads each answer with the question in readers' words. Not for a
+  // pasted message (messageTitles). Best (the fewest other words) last: [title, closeness].
+  function questionTitles(query, allTitles) {
+    const runs = query.match(CJK_RUNS) || [];
+    const words = new Set(questionWords(query));
+    if (words.size < 2 || messageTitles(query, allTitles).length) return [];
+    const found = [];
+    for (const title of Object.keys(allTitles)) {
+      const own = [...new Set(questionWords(title))];
+      const holds = (w) => own.some((o) => o === w || o.startsWith(w + "_"));
+      if ([...words].every(holds) && runs.every((r) => title.includes(r)))
+        found.push([title, 1 / (1 + own.length)]);
     }
     return found.sort((a, b) => a[1] - b[1]);
   }
@@ -199,19 +233,22 @@
       return [...files].map(([file, score]) => result(file, score));
     };
 
-    // A pasted error message: the sections headed by it first.
+    // A pasted error message: the sections headed by it first; a typed question: the sections
+    // whose heading holds all its words, next.
     const performSearch = Search._performSearch;
     Search._performSearch = (query, ...rest) => {
       const results = performSearch(query, ...rest);
       const index = Search._index;
       const first = [];
-      messageTitles(query, index.alltitles).forEach(([title, similarity]) => {
+      const headed = (found, base) => found.forEach(([title, similarity]) => {
         for (const [file, id] of index.alltitles[title]) {
           const name = index.titles[file] !== title ? `${index.titles[file]} > ${title}` : title;
           first.push([index.docnames[file], name, id !== null ? "#" + id : "", null,
-                      1e6 + Math.round(1000 * similarity), index.filenames[file]]);
+                      base + Math.round(1000 * similarity), index.filenames[file]]);
         }
       });
+      headed(questionTitles(query, index.alltitles), 1e5);
+      headed(messageTitles(query, index.alltitles), 1e6);
       if (!first.length) return results;
       const pages = new Set(first.map((r) => r[0]));
       // the page-level hits of the same pages go (their section is listed), the others stay
