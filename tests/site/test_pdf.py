@@ -404,9 +404,10 @@ def test_no_printed_predict_answer_shares_a_page_with_its_question(code):
     asked = sum(nb.read_text(encoding="utf8").count('class=\\"predict\\"')
                 for nb in (ROOT / "notebooks" / code).glob("0*.ipynb"))
     see = _squash(said["predict_see"].split("{n}")[0])
-    label = _squash(table(code)["notebook"]["folded_output"])
+    label = _squash(table(code)["notebook"]["folded_output"].lstrip("▸ "))  # (paper prints no marker)
     beside = [n + 1 for n, page in enumerate(pages) if see in _squash(page) and label in _squash(page)]
     assert asked >= 20 and sum(_squash(p).count(see) for p in pages) == asked
+    assert sum(_squash(p).count(label) for p in pages) == asked  # each output, with its answer
     assert not beside, f"{code}: pages {beside} print a Predict question with its answer's output"
 
 
