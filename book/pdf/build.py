@@ -266,6 +266,9 @@ def gather_predict_answers(section: Tag, said: dict) -> Tag | None:
             lead = question.find(True)  # its bold "Predict." (the entry's title numbers it)
             if lead is not None and lead.name == "strong" and question.contents[0] is lead:
                 lead.decompose()
+                rest = question.contents[0] if question.contents else None
+                if isinstance(rest, str):  # the lead's full stop, outside the bold in zh: "**先想一想**。"
+                    rest.replace_with(rest.lstrip("。.:： "))
             entry.append(question)
         if answer.summary:
             answer.summary.decompose()

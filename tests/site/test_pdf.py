@@ -352,7 +352,7 @@ PREDICT = """<html><body><article><section id="ch"><h1>Chapter</h1>
 <div class="cell_output"><div class="output text_html"><details class="predict-output"><summary>▸ Output</summary>
 <pre>OUTPUTONE</pre></details></div></div></div>
 <p>PROSEBETWEEN</p>
-<p><strong>Predict.</strong> QUESTIONTWO?</p>
+<p><strong>先想一想</strong>。QUESTIONTWO？</p>
 <details class="predict"><summary>▸ Answer</summary><p>ANSWERTWO</p></details>
 <div class="cell"><div class="cell_input"><pre>CODETWO</pre></div>
 <div class="cell_output"><div class="output text_html"><details class="predict-output"><summary>▸ Output</summary>
@@ -388,7 +388,7 @@ def test_a_chapter_on_paper_gathers_its_predict_answers_before_its_solutions(cod
     for n, (entry, word) in enumerate(zip(entries, ("ONE", "TWO")), start=1):
         assert entry.startswith(said["predict_answer"].format(n=n))
         assert entry.index(f"QUESTION{word}") < entry.index(f"ANSWER{word}") < entry.index(f"OUTPUT{word}")
-        assert "Predict." not in entry  # the question's bold lead: the entry's title numbers it
+        assert "Predict." not in entry and "先想一想。" not in entry and "。QUESTION" not in entry  # its bold lead
     assert "▸" not in chapter.get_text(), "a fold's marker printed on paper"
 
 
