@@ -764,7 +764,7 @@ def repetition_penalty(logits: torch.Tensor, ids: torch.Tensor, penalty: float) 
     logits: (B, V) float; ids: (B, L) int64 in [0, V), the tokens so far (an id may repeat);
     penalty: float > 1. A seen token's logit is divided by ``penalty`` where it is positive and
     multiplied by it where it is negative (once, however often the token was seen); the others
-    are unchanged, and ``logits`` is left as it was.
+    are unchanged, and ``logits`` is left as it was. Returns (B, V), ``logits``' dtype.
     """
     seen = logits.gather(-1, ids)                                         # (B, L)
     seen = torch.where(seen < 0, seen * penalty, seen / penalty)
@@ -855,6 +855,7 @@ def capacity_slots(experts: torch.Tensor, num_experts: int) -> torch.Tensor:
     experts: (T, k) int64 in [0, num_experts), distinct in each row. The pairs queue in flat
     order ``t * k + j`` (token 0's pairs first); pair ``(t, j)`` gets how many earlier pairs
     went to the same expert. With a capacity C, the pairs whose place is ``>= C`` are dropped.
+    Returns (T, k) int64.
     """
     flat = experts.reshape(-1, 1)                                         # (T * k, 1)
     running = torch.nn.functional.one_hot(flat[:, 0], num_experts).cumsum(0)  # (T * k, E)
@@ -957,6 +958,7 @@ def load_balancing_loss(router_logits: torch.Tensor, k: int) -> torch.Tensor:
     softmax(router_logits)``, ``f[e]`` = (rows expert ``e`` gets from the top-``k``) / T and
     ``P[e]`` = ``probs[:, e].mean()``: ``E * sum_e f[e] * P[e]`` (Switch Transformer; transformers'
     ``load_balancing_loss_func`` for one layer). Its gradient flows through ``P`` only.
+    Returns a 0-dim float tensor.
     """
     T, E = router_logits.shape
     probs = router_logits.softmax(-1)                                     # (T, E)

@@ -190,8 +190,11 @@ def test_shape_4_1_where_4_was_asked_fails_without_broadcasting():
 
 @pytest.mark.parametrize("name", ALL)
 def test_leading_size_one_and_squeezed_answers_fail(name):
-    ref = get(name).reference
+    ex = get(name)
+    ref = ex.reference
     assert run_check(name, lambda *a: ref(*a).unsqueeze(0), lang="en").kind == "shape"
+    if all(ref(*case).dim() == 0 for case in ex.cases()):
+        return  # a 0-dim result (a loss): squeeze() leaves it as it is, a right answer
     r = run_check(name, lambda *a: ref(*a).squeeze(), lang="en")  # breaks the B == 1 / K == 1 cases
     assert not r.passed and r.kind == "shape"
     # where a sum over the whole batch is a known mistake, it gives the same number on a batch of
