@@ -287,13 +287,13 @@ def _stub(ex: E.Exercise, lang: str) -> str:
     said = conditions(ex.signature, lang)
     if said:  # the conditions in a sentence, wrapped at 88 columns
         wrapped, line = [], ""
-        for word in (said.split(" ") if lang == "en" else [said]):
-            if line and _width(f"    {line} {word}") > 84:
-                wrapped.append(line)
-                line = word
+        for piece in re.split(r"(?<=[ ；])", said):  # after a space, or a Chinese clause's ；
+            if line and _width(f"    {line}{piece}".rstrip()) > 84:
+                wrapped.append(line.rstrip())
+                line = piece
             else:
-                line = f"{line} {word}" if line else word
-        doc += "\n\n    " + "\n    ".join(wrapped + [line]).strip() + "\n    "
+                line += piece
+        doc += "\n\n    " + "\n    ".join(wrapped + [line.rstrip()]).strip() + "\n    "
     return (f"def {short(ex.name)}({', '.join(ex.args)}):\n"
             f"    \"\"\"{doc}\"\"\"\n"
             f"    raise NotImplementedError  # {words(lang)['page']['your_code']}")

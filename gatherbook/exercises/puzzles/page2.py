@@ -193,7 +193,8 @@ def unravel_spec(flat, A, B, C):
         for a in range(A):
             for b in range(B):
                 for c in range(C):
-                    if a * B * C + b * C + c == i:   # row-major: the last dim moves fastest
+                    # row-major: the last dim moves fastest
+                    if a * B * C + b * C + c == i:
                         out[n, 0], out[n, 1], out[n, 2] = a, b, c
     return out
 
@@ -276,7 +277,8 @@ def _read_points_cases(draw):
 )
 def read_points(fmap, pts):
     B, C, H, W = fmap.shape
-    flat = pts[..., 1] * W + pts[..., 0]             # (B, C): row y, column x of an H x W map
+    # (B, C): row y, column x of an H x W map
+    flat = pts[..., 1] * W + pts[..., 0]
     return fmap.flatten(2).gather(2, flat.unsqueeze(2)).squeeze(2)
 
 

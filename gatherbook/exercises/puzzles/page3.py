@@ -131,10 +131,14 @@ def _smooth(target, C, eps, off, on):
 )
 def smooth_labels(target, C, eps):
     N = target.shape[0]
-    out = torch.full((N, C), eps / C, device=target.device)       # every class gets eps / C
-    col = target.clamp(min=0).unsqueeze(1)                          # (N, 1); -100 -> 0 for now
-    out = out.scatter(1, col, 1 - eps + eps / C)                   # the target gets the rest
-    return out.masked_fill((target == -100).unsqueeze(1), 0.0)     # ignored rows: all zero
+    # every class gets eps / C
+    out = torch.full((N, C), eps / C, device=target.device)
+    # (N, 1); -100 -> 0 for now
+    col = target.clamp(min=0).unsqueeze(1)
+    # the target gets the rest
+    out = out.scatter(1, col, 1 - eps + eps / C)
+    # ignored rows: all zero
+    return out.masked_fill((target == -100).unsqueeze(1), 0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,7 +191,8 @@ def _starts_of_tokens(lengths, T):
 def packed_positions(lengths, T):
     ends = lengths.cumsum(0)                        # (S,): where each sequence stops
     tok = torch.arange(T, device=lengths.device)    # (T,)
-    seq = (tok.unsqueeze(1) >= ends).sum(1)         # (T,): sequences that ended before tok
+    # (T,): sequences that ended before tok
+    seq = (tok.unsqueeze(1) >= ends).sum(1)
     start = (ends - lengths).gather(0, seq)         # (T,): where tok's sequence starts
     return tok - start
 
@@ -200,7 +205,8 @@ def packed_mask_spec(lengths, T):
     out = torch.zeros(T, T, dtype=torch.bool)
     for i in range(T):
         for j in range(T):
-            out[i, j] = seq[i] == seq[j] and j <= i  # same sequence, and not a later token
+            # same sequence, and not a later token
+            out[i, j] = seq[i] == seq[j] and j <= i
     return out
 
 
@@ -236,9 +242,11 @@ def _pos(lengths, T):
 )
 def packed_mask(lengths, T):
     tok = torch.arange(T, device=lengths.device)
-    seq = (tok.unsqueeze(1) >= lengths.cumsum(0)).sum(1)      # (T,): each token's sequence
+    # (T,): each token's sequence
+    seq = (tok.unsqueeze(1) >= lengths.cumsum(0)).sum(1)
     same = seq.unsqueeze(1) == seq.unsqueeze(0)               # (T, T): block diagonal
-    return same & (tok.unsqueeze(1) >= tok.unsqueeze(0))      # and causal inside each block
+    # and causal inside each block
+    return same & (tok.unsqueeze(1) >= tok.unsqueeze(0))
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,7 +306,10 @@ def _counts_with_pad(history, V):
 )
 def frequency_penalty(logits, history, alpha, beta):
     B, V = logits.shape
-    real = history >= 0                                   # (B, L): padding is not a token
-    col = torch.where(real, history, V)                   # padding counts in a spare column V
-    count = torch.zeros(B, V + 1, device=logits.device).scatter_add(1, col, real.float())[:, :V]
+    # (B, L): padding is not a token
+    real = history >= 0
+    # padding counts in a spare column V
+    col = torch.where(real, history, V)
+    count = torch.zeros(B, V + 1, device=logits.device)
+    count = count.scatter_add(1, col, real.float())[:, :V]
     return logits - alpha * count - beta * (count > 0)

@@ -211,7 +211,10 @@ def _splat_cases(draw):
 )
 def splat_points(feat, ys, xs, H, W):
     grid = torch.zeros(H, W, dtype=feat.dtype, device=feat.device)
-    # one index tensor per dim: point n goes to grid[ys[n], xs[n]]; accumulate adds repeats
+    # one index per dim: point n goes to grid[ys[n], xs[n]]; accumulate adds repeats
+
+
+
     return grid.index_put_((ys, xs), feat, accumulate=True)
 
 
@@ -220,7 +223,8 @@ def segment_argmax_spec(values, seg, S):
     out = torch.full((S,), -1, dtype=torch.int64)
     for i in range(values.shape[0]):
         s = int(seg[i])
-        if out[s] < 0 or values[i] > values[out[s]]:   # ties: the first (smallest i) stays
+        # ties: the first (smallest i) stays
+        if out[s] < 0 or values[i] > values[out[s]]:
             out[s] = i
     return out                                         # an empty segment: -1
 
@@ -272,10 +276,14 @@ def _first_true(flag, s, S, reduce="amin"):
 )
 def segment_argmax(values, seg, S):
     N = values.shape[0]
-    top = torch.full((S,), float("-inf"), device=values.device).scatter_reduce(0, seg, values, "amax")
-    is_top = values == top.gather(0, seg)                 # (N,): a maximum of its segment
-    pos = torch.where(is_top, torch.arange(N, device=values.device), N)   # the others: N
-    first = torch.full((S,), N, device=values.device).scatter_reduce(0, seg, pos, "amin")
+    top = torch.full((S,), float("-inf"), device=values.device)
+    top = top.scatter_reduce(0, seg, values, "amax")
+    # (N,): a maximum of its segment
+    is_top = values == top.gather(0, seg)
+    # the others: N
+    pos = torch.where(is_top, torch.arange(N, device=values.device), N)
+    first = torch.full((S,), N, device=values.device)
+    first = first.scatter_reduce(0, seg, pos, "amin")
     return torch.where(first == N, -1, first)             # an empty segment kept N: -1
 
 
@@ -287,7 +295,8 @@ def segment_softmax_spec(values, seg, S):
         members = [i for i in range(N) if seg[i] == s]
         if not members:
             continue
-        m = max(float(values[i]) for i in members)       # shift by the segment's max: no overflow
+        # shift by the segment's max: no overflow
+        m = max(float(values[i]) for i in members)
         total = sum(math.exp(float(values[i]) - m) for i in members)
         for i in members:
             out[i] = math.exp(float(values[i]) - m) / total
@@ -330,7 +339,9 @@ def _softmax_by(v, s, S, shift):
     atol=1e-5,
 )
 def segment_softmax(values, seg, S):
-    top = torch.full((S,), float("-inf"), device=values.device).scatter_reduce(0, seg, values, "amax")
-    e = (values - top.gather(0, seg)).exp()               # (N,): at most 1, the max gives 1
+    top = torch.full((S,), float("-inf"), device=values.device)
+    top = top.scatter_reduce(0, seg, values, "amax")
+    # (N,): at most 1, the max gives 1
+    e = (values - top.gather(0, seg)).exp()
     total = torch.zeros(S, device=values.device).scatter_add(0, seg, e)
     return e / total.gather(0, seg)

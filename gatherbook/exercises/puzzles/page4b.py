@@ -278,11 +278,15 @@ def _token_order(expert, E):
     atol=0,
 )
 def priority_slots(expert, score, E, C):
-    order = score.argsort(descending=True, stable=True)       # (N,): claiming order; ties: smaller n
-    e = expert.gather(0, order)                                # (N,): their experts, in that order
+    # (N,): claiming order; ties: smaller n
+    order = score.argsort(descending=True, stable=True)
+    # (N,): their experts, in that order
+    e = expert.gather(0, order)
     onehot = (e.unsqueeze(1) == torch.arange(E, device=expert.device)).long()   # (N, E)
-    place = (onehot.cumsum(0) - 1).gather(1, e.unsqueeze(1)).squeeze(1)   # place in its expert's queue
-    slot = torch.where(place < C, place, -1)                   # place C and later: dropped
+    # place in its expert's queue
+    place = (onehot.cumsum(0) - 1).gather(1, e.unsqueeze(1)).squeeze(1)
+    # place C and later: dropped
+    slot = torch.where(place < C, place, -1)
     return torch.full_like(expert, -1).scatter(0, order, slot)  # back to token order
 
 
