@@ -962,5 +962,7 @@ def load_balancing_loss(router_logits: torch.Tensor, k: int) -> torch.Tensor:
     """
     T, E = router_logits.shape
     probs = router_logits.softmax(-1)                                     # (T, E)
-    counts = torch.bincount(probs.topk(k, dim=-1).indices.reshape(-1), minlength=E)  # (E,)
+    top = probs.topk(k, dim=-1).indices.reshape(-1)                       # (T * k,)
+    ones = torch.ones_like(top, dtype=probs.dtype)
+    counts = torch.zeros(E, dtype=probs.dtype, device=probs.device).scatter_add(0, top, ones)  # (E,)
     return E * (counts / T * probs.mean(0)).sum()
