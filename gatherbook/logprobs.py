@@ -22,6 +22,15 @@ __all__ = ["token_logprobs"]
 _LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
+def _said(key: str, hint: str, **values: object) -> str:
+    """The message ``key`` (and its ``hint``) in the notebook's language (gatherbook/words)."""
+    from gatherbook.exercises.words import table
+    from gatherbook.runtime import resolve
+
+    words = table(resolve(None))["logprobs"]
+    return words[key].format(**values) + (words[hint].format(**values) if hint else "") + words["end"]
+
+
 def _check(logits: object, ids: object, chunk_size: object, ignore_index: object) -> None:
     args.tensor("logits", logits, kind="float")
     args.tensor("ids", ids, kind="int")
@@ -32,14 +41,12 @@ def _check(logits: object, ids: object, chunk_size: object, ignore_index: object
         if ids.dim() == logits.dim() - 1 and any(
             abs(a - b) == 1 for a, b in zip(ids.shape, logits.shape[:-1])
         ):
-            hint = "\n(off by one: for next-token scoring pair logits[:, :-1] with ids[:, 1:])"
+            hint = "off_by_one"
         elif ids.dim() == logits.dim() and ids.shape[-1] == 1:
-            hint = "\n(ids has a trailing dim of size 1: pass ids without the unsqueeze(-1))"
+            hint = "trailing_one"
         # one clause a line: a message line stays within the page's 88-character code column
-        raise ValueError(
-            f"ids must have shape logits.shape[:-1] = {tuple(logits.shape[:-1])};\ngot ids of shape "
-            f"{tuple(ids.shape)} for logits of shape {tuple(logits.shape)}{hint}."
-        )
+        raise ValueError(_said("shape", hint, expected=tuple(logits.shape[:-1]), ids=tuple(ids.shape),
+                               logits=tuple(logits.shape)))
     assert ids.device == logits.device, f"ids on {ids.device}, logits on {logits.device}"
     if chunk_size is not None:
         args.integer("chunk_size", chunk_size, least=1)
@@ -53,16 +60,8 @@ def _check(logits: object, ids: object, chunk_size: object, ignore_index: object
         where = tuple(int(i) for i in bad.nonzero()[0])
         value = int(ids[where])
         position = "ids[" + ", ".join(str(i) for i in where) + "]"
-        hint = ""
-        if value < 0:
-            hint = (
-                f"\nA negative id such as -100 is usually a padding label: pass ignore_index={value},"
-                f"\nor replace it by a valid id first (ids.masked_fill(~mask, 0)) and mask the result."
-            )
-        raise ValueError(
-            f"{position} = {value} is not a valid token id:\nids must lie in [0, V) = [0, {vocab}) "
-            f"for logits with V = {vocab}.{hint}"
-        )
+        raise ValueError(_said("bad_id", "negative_id" if value < 0 else "", position=position,
+                               value=value, vocab=vocab))
 
 
 def _rows(logits: torch.Tensor, ids: torch.Tensor):
