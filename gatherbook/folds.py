@@ -23,7 +23,7 @@ import io
 import sys
 from collections.abc import Iterator
 
-from gatherbook.exercises.words import table
+from gatherbook.wordbook import table
 from gatherbook.runtime import resolve
 
 

@@ -24,7 +24,7 @@ _LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 def _said(key: str, hint: str, **values: object) -> str:
     """The message ``key`` (and its ``hint``) in the notebook's language (gatherbook/words)."""
-    from gatherbook.exercises.words import table
+    from gatherbook.wordbook import table
     from gatherbook.runtime import resolve
 
     words = table(resolve(None))["logprobs"]
