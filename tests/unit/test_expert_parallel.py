@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from gatherbook.expert_parallel import run_expert_parallel
+from gatherbook.expert_parallel import fork_is_safe, run_expert_parallel
 from gatherbook.generation import moe_sorted, route, swiglu_experts
 
 
@@ -12,10 +12,19 @@ def _layer(seed: int, T: int = 8, H: int = 4, E: int = 4, Fh: int = 6):
             torch.randn(E, Fh, H, generator=g), torch.randn(E, H, Fh, generator=g), torch.randn(T, H, generator=g))
 
 
-def test_two_processes_match_one_values_and_gradients():
+# both ways of starting the ranks: forked from this process (the default where it is safe, as in
+# the notebook) and fresh interpreters (everywhere else)
+STARTS = [pytest.param(True, id="forked", marks=pytest.mark.skipif(
+              not fork_is_safe(), reason="forking the ranks is not safe here")),
+          pytest.param(False, id="fresh-interpreters")]
+
+
+@pytest.mark.parametrize("fork", STARTS)
+def test_two_processes_match_one_values_and_gradients(fork):
     x, router_logits, w_gate, w_up, w_down, grad_out = _layer(0)
     k = 2
-    result = run_expert_parallel(x, router_logits, k, w_gate, w_up, w_down, grad_out, world_size=2)
+    result = run_expert_parallel(x, router_logits, k, w_gate, w_up, w_down, grad_out, world_size=2,
+                                 fork=fork)
     leaves = [t.clone().requires_grad_() for t in (x, router_logits, w_gate, w_up, w_down)]
     weights, experts = route(leaves[1], k)
     out = moe_sorted(leaves[0], weights, experts, swiglu_experts(*leaves[2:]))
@@ -31,6 +40,25 @@ def test_two_processes_match_one_values_and_gradients():
         [result["sent"][r][q] for q in range(2) for r in range(2)]
     assert len(set(map(tuple, result["sent"]))) > 1 or result["sent"][0][0] != result["sent"][0][1], \
         "the case should send uneven splits"
+
+
+@pytest.mark.parametrize("fork", STARTS)
+def test_a_failing_rank_is_reported_with_its_error(fork, monkeypatch):
+    x, router_logits, w_gate, w_up, w_down, _ = _layer(3)
+    # a rank whose expert weights cannot be read: both ranks must stop and say why
+    monkeypatch.setattr(torch, "save", _save_broken_weights_of_rank_1)
+    with pytest.raises(RuntimeError, match="rank 1 exited with"):
+        run_expert_parallel(x, router_logits, 2, w_gate, w_up, w_down, world_size=2, fork=fork,
+                            timeout=60)
+
+
+_real_save = torch.save
+
+
+def _save_broken_weights_of_rank_1(obj, path, *args, **kwargs):
+    if str(path).endswith("in1.pt"):
+        obj = {**obj, "w_gate": None}
+    return _real_save(obj, path, *args, **kwargs)
 
 
 def test_one_process_is_the_plain_layer():
