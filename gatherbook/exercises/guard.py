@@ -68,21 +68,22 @@ TAMPER = frozenset({
     "_no_torch_function_mode", "_disabled_torch_function_impl", "settrace", "setprofile", "gettrace",
     "_getframe", "f_trace", "f_trace_opcodes", "f_back", "tb_frame", "_current_frames", "addaudithook"})
 
-#: operator methods, by the symbol a reader writes
+#: operator methods, by the symbol a reader writes (``y += x`` is the operation ``+``: an in-place
+#: operation on an input is the checker's fault to name, ``mutated_input``)
 SYMBOLS = {
-    "__add__": "+", "__radd__": "+", "__iadd__": "+=", "add": "+",
-    "__sub__": "-", "__rsub__": "-", "__isub__": "-=", "sub": "-", "rsub": "-",
-    "__mul__": "*", "__rmul__": "*", "__imul__": "*=", "mul": "*",
-    "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/=", "div": "/", "true_divide": "/",
+    "__add__": "+", "__radd__": "+", "__iadd__": "+", "add": "+",
+    "__sub__": "-", "__rsub__": "-", "__isub__": "-", "sub": "-", "rsub": "-",
+    "__mul__": "*", "__rmul__": "*", "__imul__": "*", "mul": "*",
+    "__truediv__": "/", "__rtruediv__": "/", "__itruediv__": "/", "div": "/", "true_divide": "/",
     "__floordiv__": "//", "__rfloordiv__": "//", "floor_divide": "//",
     "__mod__": "%", "__rmod__": "%", "remainder": "%", "fmod": "%",
     "__neg__": "-x", "neg": "-x", "__pos__": "+x",
     "__lt__": "<", "lt": "<", "__le__": "<=", "le": "<=", "__gt__": ">", "gt": ">",
     "__ge__": ">=", "ge": ">=", "__eq__": "==", "eq": "==", "__ne__": "!=", "ne": "!=",
-    "__and__": "&", "__rand__": "&", "logical_and": "&", "bitwise_and": "&",
-    "__or__": "|", "__ror__": "|", "logical_or": "|", "bitwise_or": "|",
+    "__and__": "&", "__rand__": "&", "__iand__": "&", "logical_and": "&", "bitwise_and": "&",
+    "__or__": "|", "__ror__": "|", "__ior__": "|", "logical_or": "|", "bitwise_or": "|",
     "__invert__": "~", "logical_not": "~", "bitwise_not": "~",
-    "__xor__": "^", "__rxor__": "^", "logical_xor": "^", "bitwise_xor": "^",
+    "__xor__": "^", "__rxor__": "^", "__ixor__": "^", "logical_xor": "^", "bitwise_xor": "^",
     "__pow__": "**", "__rpow__": "**", "pow": "**",
     "__getitem__": "x[...]", "__setitem__": "x[...] =",
     "__matmul__": "@", "__rmatmul__": "@", "matmul": "@",
@@ -100,10 +101,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "scatter": ("scatter", "scatter_add", "scatter_reduce", "index_add"),
 }
 
-#: names that mean the same operation (a method, its in-place twin, a functional alias)
+#: names that mean the same operation (a method, a functional alias). An in-place twin is its
+#: operation (:func:`op_name` reads ``index_put_``, ``scatter_``, ``add_`` (``+=``) as ``index_put``,
+#: ``scatter``, ``+``), so a puzzle lists one name and allows both spellings.
 ALIASES = {
-    "scatter_": "scatter", "scatter_add_": "scatter_add", "scatter_reduce_": "scatter_reduce",
-    "index_add_": "index_add", "masked_fill_": "masked_fill", "clamp_": "clamp", "clip": "clamp",
+    "clip": "clamp",
     "clamp_min": "clamp", "clamp_max": "clamp", "true_divide": "/", "concat": "cat",
     "concatenate": "cat", "swapaxes": "transpose", "swapdims": "transpose", "mT": "transpose",
     "T": "transpose", "t": "transpose", "absolute": "abs", "type_as": "to", "type": "to", "int": "long",
@@ -166,6 +168,8 @@ def op_name(func: Callable[..., Any]) -> str:
             if prefix == "torch.nn.functional.":
                 name = "F." + name
             break
+    if name.endswith("_") and not name.endswith("__"):  # an in-place twin: index_put_, add_ (+=)
+        name = name[:-1]
     name = SYMBOLS.get(name, name)
     return ALIASES.get(name, name)
 

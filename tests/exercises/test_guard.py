@@ -215,3 +215,51 @@ def test_values_read_back_from_text_are_not_there_under_the_guard():
     printing = lambda x, idx: (print(idx), x.gather(1, idx.unsqueeze(1)).squeeze(1))[1]  # noqa: E731
     r = run_check("puzzles.pick_per_row", printing, lang="en")
     assert r.passed and r.printed[0].startswith("tensor([") and r.n_printed >= 4, r.printed
+
+
+def test_an_operation_and_its_in_place_twin_are_one_name():
+    """``index_put`` and ``index_put_`` (as a method, a torch function, an aten op), ``+`` and
+    ``+=`` / ``add_``: the guard names each pair as one operation, so a puzzle lists one name."""
+    from gatherbook.exercises.guard import op_name
+
+    spellings = [torch.Tensor.index_put, torch.Tensor.index_put_, torch.index_put, torch.index_put_,
+                 torch.ops.aten.index_put.default, torch.ops.aten.index_put_.default]
+    assert {op_name(f) for f in spellings} == {"index_put"}
+    assert {op_name(f) for f in (torch.Tensor.add, torch.Tensor.add_, torch.Tensor.__iadd__)} == {"+"}
+    assert op_name(torch.Tensor.__ior__) == op_name(torch.Tensor.__or__) == "|"
+
+
+def test_every_allowed_operation_may_be_written_in_place():
+    """For every operation a declaration allows, its in-place twin (where torch has one) is the
+    same operation to the guard: none of them is a special case of its own."""
+    from gatherbook.exercises import names
+    from gatherbook.exercises.guard import expand, op_name
+
+    allowed = {op for n in names() for op in expand(get(n).allowed or ())}
+    pairs = [(getattr(torch.Tensor, op), getattr(torch.Tensor, op + "_")) for op in sorted(allowed)
+             if hasattr(torch.Tensor, op) and hasattr(torch.Tensor, op + "_")]
+    assert len(pairs) >= 10
+    assert [op_name(b) for _, b in pairs] == [op_name(a) for a, _ in pairs]
+
+
+@pytest.mark.parametrize("answer", [
+    lambda v, y, x, H, W: torch.zeros(H, W, device=v.device).index_put((y, x), v, accumulate=True),
+    lambda v, y, x, H, W: torch.zeros(H, W, device=v.device).index_put_((y, x), v, accumulate=True),
+    lambda v, y, x, H, W: torch.index_put(torch.zeros(H, W, device=v.device), (y, x), v, True),
+    lambda v, y, x, H, W: torch.index_put_(torch.zeros(H, W, device=v.device), (y, x), v, True),
+], ids=["index_put", "index_put_", "torch.index_put", "torch.index_put_"])
+def test_splat_points_takes_index_put_in_place_or_not(answer):
+    assert "index_put_" not in get("puzzles.splat_points").allowed  # one name in the list
+    r = run_check("puzzles.splat_points", answer, lang="en")
+    assert r.passed, r.message
+
+
+def test_an_in_place_sum_is_the_sum():
+    """``out += ...`` on a tensor of the answer's own is ``+`` (torch reports it as ``add_``)."""
+    def pick_per_row(x, idx):
+        out = x.gather(1, idx.unsqueeze(1)).squeeze(1)
+        out += 0
+        out *= 1
+        return out
+    r = run_check("puzzles.pick_per_row", pick_per_row, lang="en")
+    assert r.passed, r.message

@@ -190,7 +190,7 @@ def _splat_cases(draw):
     spec=splat_points_spec,
     signature="feat: (N,) float, ys: (N,) int64 in [0, H), xs: (N,) int64 in [0, W), H: int, W: int"
               "  ->  (H, W) float",
-    allowed=("index_put", "index_put_", "sum", "arith", "compare", "shape", "create", "where"),  # no scatter
+    allowed=("index_put", "sum", "arith", "compare", "shape", "create", "where"),  # no scatter
     edge_cases=[(f([1.5, -2.0, 0.25, 3.0, 0.5]), t([0, 1, 0, 1, 0]), t([2, 0, 2, 1, 0]), 2, 3),  # cell (0, 2) twice
                 (f([-1.0, -0.5]), t([0, 0]), t([9, 9]), 1, 10),                                # H = 1, W past 8
                 (f([4.0]), t([2]), t([0]), 3, 1),                                               # W = 1
