@@ -355,6 +355,37 @@ def page_cells(k: int, lang: str) -> list[dict]:
     return cells
 
 
+# Reading time, counted as the chapters count theirs: prose at 200 English words (300 Chinese
+# characters) a minute, and each code cell a reader reads at half a minute.
+READING_RATE = {"en": 200, "zh": 300}
+
+
+def _prose_units(text: str, lang: str) -> int:
+    """English words, or Chinese characters plus the Latin words among them."""
+    latin = len(re.findall(r"[A-Za-z0-9_']+", text))
+    return latin + (len(re.findall(r"[\u4e00-\u9fff]", text)) if lang == "zh" else 0)
+
+
+def reading_minutes(cells: list[dict], lang: str) -> int:
+    """Minutes to read a page before solving it: its prose and the code a reader reads (each
+    puzzle's loops and stub), not the folded hints and solutions, nor the checks' output."""
+    prose, code_cells, folded = 0, 0, False
+    for cell in cells:
+        text = "".join(cell["source"])
+        if "{solution-start}" in text:
+            folded = True
+        if "{solution-end}" in text:
+            folded = False
+            continue
+        if folded or "gatherbook" in cell["metadata"] or cell["metadata"].get("jupyter"):
+            continue  # a solution, a folded hint
+        if cell["cell_type"] == "markdown":
+            prose += _prose_units(text, lang)
+        elif text.startswith("def "):
+            code_cells += 1
+    return round(prose / READING_RATE[lang] + code_cells / 2)
+
+
 def intro_cells(lang: str) -> list[dict]:
     """The cells of the Practice part's first page: how a puzzle works, one puzzle tried as a
     learner would (wrong in several ways, then right), the ladder and the board."""
@@ -370,10 +401,13 @@ def intro_cells(lang: str) -> list[dict]:
     first = E.get(FIRST)
     feedback = w["feedback"]
     n_puzzles = sum(len(names) for *_, names in E.pages())
+    read = w["list_sep"].join(
+        t["time_item"].format(page=w["page_numbers"][number], minutes=reading_minutes(page_cells(k, lang), lang))
+        for k, (number, *_) in enumerate(E.pages()))
     return [
         md(t["title"].format(n=n_puzzles, ch1=ch(1, "01_gather_basics"), ch5=ch(5, "05_scatter"),
                              ch2=ch(2, "02_token_logprobs"), ch4=ch(4, "04_vision_patches"),
-                             ch7=ch(7, "07_generation"), times=t["times"])),
+                             ch7=ch(7, "07_generation"), times=t["times"].format(levels=read))),
         _setup(lang),
         md(t["how"]),
         code(localized(source(first.spec, "pick_per_row_spec"), lang)),

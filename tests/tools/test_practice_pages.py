@@ -140,3 +140,24 @@ def test_the_chinese_shapes_lines_hold_no_english_words():
         # a method of an argument (``lengths.sum()``) is code too
         found = re.findall(r"(?<![.\w])[A-Za-z_]{2,}", practice_pages.shapes(p.signature, "zh"))
         assert set(found) - code_words - set(p.args) == set(), p.name
+
+
+def test_reading_time_counts_prose_and_loops_not_hints_or_solutions():
+    """The intro's "time to read" per level: prose at 200 English words (300 Chinese characters)
+    a minute and each puzzle's loops and stub at half a minute; folded hints and solutions not."""
+    md, code = practice_pages.md, practice_pages.code
+    page = [md("word " * 400), code("def f_spec(x):\n    return x"), code("def f(x):\n    raise"),
+            code('gb.check("puzzles.f", f)'),
+            practice_pages.md("hint " * 4000, gatherbook={"site": "..."}),
+            md("````{solution-start} pz-f\n````\n\n" + "why " * 4000),
+            code("def f_solution(x):\n    return x", jupyter={"source_hidden": True}),
+            md("````{solution-end}\n````")]
+    assert practice_pages.reading_minutes(page, "en") == 3  # 400 / 200 + 2 cells / 2
+    assert practice_pages.reading_minutes([md("读" * 600)], "zh") == 2
+    for lang in ("en", "zh"):
+        intro = "".join(practice_pages.intro_cells(lang)[0]["source"])
+        for k, (number, *_) in enumerate(pages()):
+            minutes = practice_pages.reading_minutes(practice_pages.page_cells(k, lang), lang)
+            assert 3 <= minutes <= 30, (lang, number, minutes)
+            item = table(lang)["practice"]["intro"]["time_item"]
+            assert item.format(page=table(lang)["practice"]["page_numbers"][number], minutes=minutes) in intro
