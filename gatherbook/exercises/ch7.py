@@ -922,6 +922,22 @@ def _lb_scatter_add(router_logits, k):
     return E * (counts / T * probs.mean(0)).sum()
 
 
+def _lb_no_minlength(router_logits, k):  # bincount without minlength: max(id) + 1 counts, not E
+    probs = router_logits.softmax(-1)
+    T, E = probs.shape
+    counts = torch.bincount(probs.topk(k, -1).indices.reshape(-1))
+    return E * (counts / T * probs.mean(0)).sum()
+
+
+def _lb_scatter_too_short(router_logits, k):  # the same slip with scatter_add: max(id) + 1 zeros
+    probs = router_logits.softmax(-1)
+    T, E = probs.shape
+    e = probs.topk(k, -1).indices.reshape(-1)
+    counts = torch.zeros(int(e.max()) + 1, dtype=probs.dtype, device=probs.device)
+    counts = counts.scatter_add(0, e, torch.ones_like(e, dtype=probs.dtype))
+    return E * (counts / T * probs.mean(0)).sum()
+
+
 def _lb_random(g: torch.Generator):
     T, E = _int(g, 2, 8), _int(g, 3, 6)
     T += T == E
@@ -944,12 +960,15 @@ def _lb_random(g: torch.Generator):
         Mistake("rows_fraction", _lb_rows_fraction),
         Mistake("top1_only", _lb_top1_only),
         Mistake("topk_probs", _lb_topk_probs),
+        Mistake("no_minlength", _lb_no_minlength),
     ],
     right=[_lb_one_hot, _lb_loop, _lb_scatter_add],
     wrong=[Wrong(lambda router_logits, k: load_balancing_loss(router_logits, k).detach(), hint="generic.no_grad",
                  kind="no_grad"),
            Wrong(lambda router_logits, k: load_balancing_loss(router_logits, k)[None], hint="generic.size_one",
-                 kind="shape")],
+                 kind="shape"),
+           Wrong(_lb_scatter_too_short, hint="no_minlength", kind="exception",
+                 why="counts of length max(id) + 1: case 1 picks no token for expert 3")],
 )
 def load_balancing_loss(router_logits: torch.Tensor, k: int) -> torch.Tensor:
     """The auxiliary loss that keeps a router's experts evenly used: -> () float.
