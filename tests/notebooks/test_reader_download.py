@@ -57,6 +57,20 @@ def test_each_readme_gives_the_two_commands_cpu_first(folder, name):
         assert gone not in text, gone
 
 
+@pytest.mark.parametrize("name", ["README.md", "README.zh.md"])
+def test_each_readme_names_the_torch_releases_the_notebooks_are_tested_on(folder, name):
+    """The release requirements.txt pins (what `make lab` installs), and every release the
+    repository's README says the notebooks are tested on (issue 36: 2.13.0 and 2.15.0)."""
+    import re
+
+    pinned = re.search(r"^torch==(\S+)$", (ROOT / "requirements.txt").read_text(), re.M).group(1)
+    intro = (ROOT / "README.md").read_text(encoding="utf8").split("\n## ")[0]
+    tested = set(re.findall(r"torch (\d+\.\d+\.\d+)", intro))
+    assert pinned in tested, f"the repository README does not name the pinned torch {pinned}"
+    said = set(re.findall(r"torch (\d+\.\d+\.\d+)", (folder / name).read_text(encoding="utf8")))
+    assert said == tested, f"{name} names torch {sorted(said)}; the repository README {sorted(tested)}"
+
+
 def test_the_readmes_name_the_site_when_the_config_gives_it(monkeypatch):
     monkeypatch.setattr(downloads, "configured_site", lambda root: "https://example.org/gather/")
     files = downloads.reader_files(ROOT)
