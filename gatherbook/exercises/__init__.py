@@ -189,13 +189,31 @@ def board(*, lang: str | None = None) -> None:
         lines.append(text(lang, "board.page", page=labels[number]))  # its title is in the contents beside
         lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{n.split('.', 1)[1]}" for n in page))
     lines.append(text(lang, "board.legend"))
-    levels = sorted({level for _, _, level, _ in ladder})
-    done = [k for k in levels if all(_BOARD.get(n) == "solved" for _, _, lv, page in ladder if lv == k for n in page)]
-    if len(done) == len(levels):  # the closing moment: a level, or the whole ladder, complete
-        lines.append(text(lang, "board.all_done", n=len(ours)))
-    elif done:
-        lines.append(text(lang, "board.level_done", levels=table(lang)["practice"]["list_sep"].join(map(str, done))))
+    if closing := _closing(ladder, lang):
+        lines.append(closing)
     print(messages.fit("\n".join(lines)))
+
+
+def _closing(ladder: list, lang: str) -> str:
+    """The board's closing moment: the whole ladder solved; else the levels and the pages whose
+    puzzles are all solved (a level of two pages, 4a and 4b, once both are; a page of it alone
+    until then), and, when puzzles after them are still open, that those build on these."""
+    done = [all(_BOARD.get(n) == "solved" for n in page) for *_, page in ladder]
+    if all(done):
+        return text(lang, "board.all_done", n=sum(len(page) for *_, page in ladder))
+    labels, parts = table(lang)["practice"]["page_numbers"], []
+    for level in sorted({lv for _, _, lv, _ in ladder}):
+        mine = [(number, ok) for (number, _, lv, _), ok in zip(ladder, done) if lv == level]
+        if all(ok for _, ok in mine):
+            parts.append(text(lang, "board.level", level=level))
+        else:
+            parts += [labels[number] for number, ok in mine if ok]
+    if not parts:
+        return ""
+    last = max(i for i, ok in enumerate(done) if ok)
+    line = text(lang, "board.level_done", levels=table(lang)["practice"]["list_sep"].join(parts))
+    return line + (text(lang, "board.next") if not all(done[last + 1:]) else "")
+
 
 
 def reset_board() -> None:

@@ -3,10 +3,11 @@
 :func:`run` calls the reader's function on an exercise's cases and returns a :class:`CheckResult`
 of facts only (status, case, kind of failure, first mismatch, hint key); the words come from
 :mod:`gatherbook.exercises.messages` and the words file, the picture from the same record.
-Per case: exception, device, input changed in place, type, shape, dtype, values, aliasing,
-gradient. Once every case passes: the search for a failing case (``strategy``), a second call,
-the ``meta``-device probe (tensors created without ``device=``), ``chunk_rows``, the allowed
-operations and the exercise's rules. How to declare: API.md.
+Per case: exception (an answer that the operations rule refuses is told so first), device,
+input changed in place, type, shape, dtype, values, aliasing, gradient. Once every case passes:
+the search for a failing case (``strategy``), a second call, the ``meta``-device probe (tensors
+created without ``device=``), ``chunk_rows``, the allowed operations and the exercise's rules.
+How to declare: API.md.
 """
 from __future__ import annotations
 
@@ -529,7 +530,8 @@ class _Run:
         self.n = len(self.cases)
         self.k = 0  # the case being checked (for a time-out)
         self._outcomes: dict[tuple, _Outcome] = {}
-        self.rules = list(ex.rules) + ([guard.rule(ex.allowed, ex.limits)] if ex.allowed else [])
+        self.guard = guard.rule(ex.allowed, ex.limits) if ex.allowed else None  # the operations rule
+        self.rules = list(ex.rules) + ([self.guard] if self.guard else [])
         self.searched: int | None = None
         self.found_case: int | None = None
 
@@ -588,10 +590,22 @@ class _Run:
             hint_key = (self.named_mistake(ex.grad, kind, k) if kind in FAULTS else None) or "generic." + kind
             params = {"limit": ex.chunk_rows} if kind == "not_chunked" else {}
         raised = isinstance(got.out, _Raised)
+        if kind == "device":  # the results on the CPU are not what failed: no expected, no yours
+            expected = None
         return CheckResult(ex.name, "raised" if raised else "failed", self.n, k, kind, facts, hint_key, params,
                            inputs=self.cases[k - 1], expected=expected,
-                           got=None if raised or got.device else got.out, differs=differs,
+                           got=None if raised or kind == "device" else got.out, differs=differs,
                            found=k == self.found_case)
+
+    def forbidden(self, k: int) -> dict | None:
+        """What the operations rule refuses in an answer that raised on case ``k`` (a loop written
+        in it, a forbidden call it reached before the error), or ``None``: a loop whose body breaks
+        on an empty batch is told as a loop, not as the error of its empty ``torch.stack``."""
+        if self.guard is None:
+            return None
+        _fresh_state()
+        facts = self.guard.test(self.fn, tuple(_copy(self.cases[k - 1])))
+        return None if facts is None or facts["how"] == "raised" else {**facts, "rule": self.guard.key}
 
     def broken_rule(self, k: int) -> dict | None:
         for rule in self.rules:
@@ -611,6 +625,8 @@ class _Run:
         if isinstance(got.out, _Raised):
             if got.out.stub and k == 1:
                 return CheckResult(ex.name, "not_attempted", self.n)
+            if rule := self.forbidden(k):  # the rule would refuse it anyway: say that first
+                return self.failure(k, "rule", rule)
             text = got.out.text if len(got.out.text) <= 600 else got.out.text[:600] + " ..."
             return self.failure(k, "exception", {"type": got.out.type_name, "text": text})
         if got.device:

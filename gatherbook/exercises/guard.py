@@ -393,9 +393,12 @@ def guarded_call(fn: Callable[..., Any], args: tuple, allowed: Iterable[str],
 def ops_text(allowed: Iterable[str], group: str = "{ops}", sep: str = "; ",
              names: dict[str, str] | None = None) -> str:
     """The allowed operations, grouped: ``gather; + - * ...; x[...] view ...``; each group is
-    written with ``group`` (``{ops}``, and ``{name}``: its name in ``names``), joined by ``sep``."""
-    return sep.join(" ".join(GROUPS.get(op, (op,))) if op not in GROUPS
-                    else group.format(ops=" ".join(GROUPS[op]), name=(names or {}).get(op, op)) for op in allowed)
+    written with ``group`` (``{ops}``, and ``{name}``: its name in ``names``), joined by ``sep``.
+    Each is listed once: a name given twice, or one that a listed group holds, is not repeated."""
+    listed = list(dict.fromkeys(allowed))  # ("scatter",) + a page's base that holds "scatter" too
+    grouped = {name for op in listed for name in GROUPS.get(op, ())}
+    return sep.join(group.format(ops=" ".join(GROUPS[op]), name=(names or {}).get(op, op)) if op in GROUPS
+                    else op for op in listed if op in GROUPS or op not in grouped)
 
 
 def rule(allowed: Iterable[str], limits: dict[str, int] | None = None) -> Rule:

@@ -126,6 +126,27 @@ def test_tensors_created_without_device_are_caught_on_the_cpu():
     assert r.kind == "device", r.message
 
 
+def _rank_row_by_row(x):  # right for B >= 1; torch.stack([]) raises on an empty batch
+    return torch.stack([(x[b].unsqueeze(1) > x[b].unsqueeze(0)).sum(1) for b in range(x.shape[0])])
+
+
+def _penalty_one_hot(logits, history, alpha, beta):  # one_hot is not allowed, and -1 makes it raise
+    count = F.one_hot(history, logits.shape[1]).sum(1)
+    return logits - alpha * count - beta * (count > 0)
+
+
+@pytest.mark.parametrize("name,fn,how,op", [
+    ("puzzles.rank", _rank_row_by_row, "loop", "for"),
+    ("puzzles.frequency_penalty", _penalty_one_hot, "op", "F.one_hot"),
+])
+def test_an_answer_the_rule_refuses_is_told_so_before_the_error_it_raises(name, fn, how, op):
+    """A trial learner's loop over B crashed on an empty batch and was told only torch's error;
+    the loop rule fired once they fixed that. Both are wrong: the rule is named first."""
+    r = _record(name, fn)
+    assert (r.kind, r.facts["rule"], r.facts["how"], r.facts["op"]) == ("rule", "allowed_ops", how, op), r.message
+    assert "stack expects" not in r.message and "non-negative" not in r.message
+
+
 def test_answers_the_meta_device_cannot_run_are_not_blamed():
     def loop(x, idx):  # .item() has no value on meta: not a device error
         out = x.new_zeros(len(idx))

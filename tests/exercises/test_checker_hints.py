@@ -37,3 +37,24 @@ def test_squeezing_dim_0_is_not_told_it_was_a_bare_squeeze():
     ref = get("ch1.pick_k_per_row").reference
     r = run_check("ch1.pick_k_per_row", lambda x, idx: ref(x, idx).squeeze(0), lang="en")
     assert r.hint_key == "generic.size_one" and "a bare" not in r.message, r.message
+
+
+def test_a_trial_learners_slips_on_level_3_are_named():
+    """Written as a trial learner wrote them: the logits cut but the tokens not shifted (the
+    declared no_shift shifts neither, so this one went unnamed), and the -1 padding scattered as
+    an index (torch's "index -1 is out of bounds" was all they got)."""
+    def not_shifted(logits, ids, pad):
+        logp = logits[:, :-1].log_softmax(-1)
+        return logp.gather(2, ids[:, :-1].unsqueeze(2)).squeeze(2).masked_fill(ids[:, :-1] == pad, 0.0)
+
+    def pad_as_index(logits, history, alpha, beta):
+        count = torch.zeros(logits.shape[0], logits.shape[1], device=logits.device)
+        count = count.scatter_add(1, history, torch.ones_like(history, dtype=logits.dtype))
+        return logits - alpha * count - beta * (count > 0)
+
+    for lang in ("en", "zh"):
+        r = run_check("puzzles.token_logprobs", not_shifted, lang=lang)
+        assert (r.kind, r.hint_key) == ("values", "ids_not_shifted"), r.message
+        r = run_check("puzzles.frequency_penalty", pad_as_index, lang=lang)
+        assert (r.status, r.hint_key) == ("raised", "pad_as_index"), r.message
+        assert "index -1 is out of bounds" in r.message and "`scatter_add`" in r.message

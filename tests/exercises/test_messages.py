@@ -8,9 +8,10 @@ import re
 
 import torch
 
-from gatherbook.exercises import figure, run_check
-from gatherbook.exercises.messages import NO_LINE_END, NO_LINE_START, columns, fit
-from gatherbook.exercises.words import text
+from gatherbook.exercises import figure, get, names, run_check
+from gatherbook.exercises.guard import GROUPS
+from gatherbook.exercises.messages import NO_LINE_END, NO_LINE_START, _allowed, columns, fit
+from gatherbook.exercises.words import table, text
 
 
 def test_wrapped_chinese_lines_never_start_with_closing_punctuation_nor_end_with_an_opening_one():
@@ -57,6 +58,20 @@ def test_a_cpu_index_fed_to_gather_or_index_add_is_caught_by_the_device_probe():
     assert (r.kind, r.facts["how"]) == ("device", "raised"), r.message
 
 
+def test_a_device_failure_prints_no_expected_and_yours_of_the_cpu_run():
+    """On the CPU the answer is right: the expected result and yours would print the same values
+    (a trial learner read them as a contradiction); the kind line says what failed."""
+    def reverse(x):
+        return x.gather(0, torch.arange(x.shape[0] - 1, -1, -1))
+
+    for lang in ("en", "zh"):
+        r = run_check("puzzles.reverse", reverse, lang=lang)
+        assert r.kind == "device" and r.expected is None and r.got is None, r.message
+        labels = [text(lang, key) + text(lang, "sep") for key in ("expected", "got")]
+        assert not [line for line in r.message.splitlines() if line.startswith(tuple(labels))], r.message
+        assert text(lang, "input") in r.message and figure(r) is None
+
+
 def test_torchs_beta_warning_is_not_counted_as_the_readers_print():
     def answer(x, idx):
         torch.zeros(2).index_reduce(0, torch.tensor([0]), torch.ones(1), "amax")  # warns: beta
@@ -81,3 +96,21 @@ def test_an_answer_that_raises_gets_a_picture_of_inputs_and_expected_with_the_er
     titles = [t.get_text() for t in fig.texts]  # a panel's title; its cells are the axes' texts
     assert titles[-1] == "yours" and [t.get_text() for t in fig.axes[-1].texts] == ["RuntimeError"]
     assert any(t.startswith("expected") for t in titles)
+
+
+def test_the_allowed_list_names_each_operation_once():
+    """rank and inverse_perm add "scatter" to a page base that holds it: the list printed it twice."""
+    for lang in ("en", "zh"):
+        group, sep = (table(lang)["checker"][k] for k in ("guard.group", "guard.sep"))
+        for name in names():
+            ex = get(name)
+            if not ex.allowed:
+                continue
+            parts = _allowed(ex.allowed, lang).split(sep)
+            assert len(parts) == len(set(parts)), (lang, name, parts)
+            for key, ops in GROUPS.items():  # a group's members are not listed again on their own
+                if key in ex.allowed:
+                    assert not set(ops) & set(parts), (lang, name, key)
+        rank = _allowed(get("puzzles.rank").allowed, lang)
+        scatter = group.format(name=table(lang)["practice"]["groups"]["scatter"], ops=" ".join(GROUPS["scatter"]))
+        assert rank.count(scatter) == 1 and rank.count("scatter_add") == 1, rank

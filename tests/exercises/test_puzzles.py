@@ -265,6 +265,37 @@ def test_board_marks_the_moment_a_level_is_complete(monkeypatch):
     reset_board()
 
 
+def test_each_page_of_a_level_closes_on_its_own_and_the_level_once_both_are_done():
+    """A trial learner who solved level 4a (a page of level 4) got no closing line: each page
+    gets its own, level 4 its line once 4a and 4b are both done; what follows is said to build on
+    it only while puzzles after it are still open."""
+    import contextlib
+    import io
+    from gatherbook import exercises as E
+    from gatherbook.exercises.words import text as said
+
+    def shown(lang):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            board(lang=lang)
+        return " ".join(out.getvalue().split())  # (fit may wrap the closing line)
+
+    page = {number: names for number, _, _, names in E.pages()}
+    reset_board()
+    for name in page["4a"]:
+        E._BOARD[name] = "solved"
+    assert "★ Level 4a complete" in shown("en") and "★ 第 4 级（上）全部完成" in shown("zh")
+    assert said("zh", "board.next").strip() in shown("zh")  # 4b is still open
+    for name in page["4b"]:
+        E._BOARD[name] = "solved"
+    assert "★ Level 4 complete" in shown("en") and "★ 第 4 级全部完成" in shown("zh")
+    assert "4a" not in shown("en").split("★")[1] and said("en", "board.next").strip() not in shown("en")
+    for name in page["3"]:
+        E._BOARD[name] = "solved"
+    assert "★ Level 3, Level 4 complete" in shown("en") and "★ 第 3 级、第 4 级全部完成" in shown("zh")
+    reset_board()
+
+
 def test_a_name_without_its_part_suggests_every_exercise_of_that_name():
     with pytest.raises(ValueError, match=r"Did you mean 'ch1.pick_per_row' / 'puzzles.pick_per_row'\?"):
         get("pick_per_row", lang="en")

@@ -68,7 +68,11 @@ def _shifted(logits, ids):
               Mistake("shift_backwards", lambda lg, ids, pad: lg[:, 1:].log_softmax(-1).gather(
                   2, ids[:, :-1, None]).squeeze(2).masked_fill(ids[:, :-1] == pad, 0.0)),
               Mistake("raw_logits", lambda lg, ids, pad: lg[:, :-1].gather(2, ids[:, 1:, None])
-                    .squeeze(2).masked_fill(ids[:, 1:] == pad, 0.0))],
+                    .squeeze(2).masked_fill(ids[:, 1:] == pad, 0.0)),
+              # the logits cut to L - 1 positions, the tokens not shifted: ids[b][i], not ids[b][i + 1]
+              # (no_shift shifts neither and returns (B, L): a trial learner's (B, L - 1) was not it)
+              Mistake("ids_not_shifted", lambda lg, ids, pad: lg[:, :-1].log_softmax(-1).gather(
+                  2, ids[:, :-1, None]).squeeze(2).masked_fill(ids[:, :-1] == pad, 0.0))],
     atol=1e-5,
     taught_in="02_token_logprobs",
 )
@@ -281,6 +285,11 @@ def _counts_with_pad(history, V):
     return torch.zeros(history.shape[0], V).scatter_add(1, history.clamp(min=0), torch.ones(history.shape))
 
 
+def _pad_as_index(logits, history, alpha, beta):  # a -1 in history: "index -1 is out of bounds ..."
+    count = torch.zeros(logits.shape).scatter_add(1, history, torch.ones(history.shape))
+    return logits - alpha * count - beta * (count > 0)
+
+
 @exercise(
     spec=frequency_penalty_spec,
     signature="logits: (B, V) float, history: (B, L) int64 in [-1, V) (-1: padding), "
@@ -300,7 +309,8 @@ def _counts_with_pad(history, V):
                       - b * (_counts_with_pad(h, lg.shape[1]) > 0)),
               Mistake("scatter_not_add", lambda lg, h, a, b: lg - (a + b) * (_counts(h, lg.shape[1]) > 0)),
               Mistake("presence_per_use", lambda lg, h, a, b: lg - (a + b) * _counts(h, lg.shape[1])),
-              Mistake("added", lambda lg, h, a, b: lg + a * _counts(h, lg.shape[1]) + b * (_counts(h, lg.shape[1]) > 0))],
+              Mistake("added", lambda lg, h, a, b: lg + a * _counts(h, lg.shape[1]) + b * (_counts(h, lg.shape[1]) > 0)),
+              Mistake("pad_as_index", _pad_as_index)],
     taught_in="07_generation",
     atol=1e-5,
 )
