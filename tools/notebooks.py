@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "ext"))
 sys.path.insert(0, str(ROOT))
 from gatherbook.editions import EDITIONS  # noqa: E402
-from gatherbook_sphinx.notebooks import count_exercises, with_caption_cells, with_lab_labels  # noqa: E402
+from gatherbook_sphinx.notebooks import exercise_kinds, with_caption_cells, with_lab_labels  # noqa: E402
 from gatherbook_sphinx.outputs import strip_machine_paths  # noqa: E402
 from gatherbook_sphinx.words import table  # noqa: E402
 
@@ -122,18 +122,19 @@ def site_numbers(code: str) -> dict[Path, list[str]]:
     """Each notebook of edition ``code`` and the site's numbers of its exercises, in order.
 
     Sphinx numbers an exercise chapter.k in a numbered chapter (the chapter counted across the
-    numbered parts), and with one running count over the pages outside them."""
+    numbered parts), and with one running count over the pages outside them; each kind apart
+    (the Practice part's puzzles are a node type of their own: 1, 2, ... over the part)."""
     edition = next(e for e in EDITIONS if e.code == code)
-    numbers, chapter, running = {}, 0, 0
+    numbers, chapter, running = {}, 0, {}
     for docname, numbered in toc_order(ROOT / edition.toc):
         path = ROOT / f"{docname}.ipynb"
-        n = count_exercises(json.loads(path.read_text(encoding="utf8"))) if path.exists() else 0
-        if numbered:
-            chapter += 1
-            numbers[path] = [f"{chapter}.{k}" for k in range(1, n + 1)]
-        else:
-            numbers[path] = [str(running + k) for k in range(1, n + 1)]
-            running += n
+        kinds = exercise_kinds(json.loads(path.read_text(encoding="utf8"))) if path.exists() else []
+        counts = {} if numbered else running
+        chapter += numbered
+        numbers[path] = []
+        for kind in kinds:
+            counts[kind] = counts.get(kind, 0) + 1
+            numbers[path].append(f"{chapter}.{counts[kind]}" if numbered else str(counts[kind]))
     return numbers
 
 

@@ -23,6 +23,7 @@ import gatherbook.exercises as E
 from gatherbook.editions import CODES
 from gatherbook.exercises.guard import GROUPS, expand
 from gatherbook.exercises.words import of, table
+from gatherbook_sphinx.notebooks import PUZZLE  # (book/ext: tools/notebooks.py puts it on the path)
 
 INTRO = "08_practice"
 FIRST = "puzzles.pick_per_row"  # the puzzle the first page works through
@@ -318,9 +319,10 @@ def puzzle_cells(ex: E.Exercise, lang: str, base: tuple[str, ...]) -> list[dict]
         allowed(ex, lang, base),
         w["taught"].format(doc=_doc(lang, ex.taught_in)),
     ])
-    return [  # the heading puts the puzzle in the page's contents; the box holds the task and its number
+    return [  # the heading puts the puzzle in the page's contents; the box holds the task and its one
+        # number ("Puzzle 9", 「第 9 题」: the puzzle class, book/ext/gatherbook_sphinx/titles.py)
         md(f"## `{name}`"),
-        md(f"````{{exercise}} {own['title']}\n:label: {label}\n\n{task}\n````"),
+        md(f"````{{exercise}} {own['title']}\n:label: {label}\n:class: {PUZZLE}\n\n{task}\n````"),
         code(localized(source(ex.spec, f"{name}_spec"), lang)),
         code(f'gb.show("{ex.name}");', mystnb={"figure": {"caption": w["caption"].format(name=name)},
                                                "image": {"alt": w["alt"].format(name=name, args=sep.join(ex.args))}}),
@@ -342,7 +344,7 @@ def page_cells(k: int, lang: str) -> list[dict]:
     number, stem, level, names = ladder[k]
     base = page_base(number)
     download = w["download"].format(download="{download}", path=f"/_build/exercises/{lang}/{stem}_exercises.ipynb")
-    rule = w["base"].format(ops=_ops(list(expand(base)), lang))
+    rule = w["base"].format(ops=_ops(list(expand(base)), lang), calls=table(lang)["checker"]["guard.calls"])
     cells = [md(w["level_title"].format(title=page_title(number, lang)) + "\n\n" + words(lang)["why_here"][number]
                 + "\n\n" + w["level_intro"] + "\n\n" + rule + "\n\n" + download),
              _setup(lang)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,61 @@ def test_site_numbers_follow_the_toc():
     assert ch5[:2] == ["5.1", "5.2"]
     practice = [n for p, ns in numbers.items() if "08_practice" in p.name for n in ns]
     assert practice == [str(k) for k in range(1, len(practice) + 1)]  # one running count
+
+
+PUZZLE = "````{exercise} 把向量倒过来\n:label: pz-reverse\n:class: puzzle\n\n写出 `reverse`。\n````"
+PUZZLE_SOLUTION = "````{solution-start} pz-reverse\n:class: dropdown\n````\n\n从后往前读。"
+
+
+@pytest.mark.parametrize("code, exercise, solution", [
+    ("zh", "**第 3 题（把向量倒过来）**", "第 3 题（把向量倒过来）的解答"),
+    ("en", "**Puzzle 3 (把向量倒过来)**", "Solution to Puzzle 3 (把向量倒过来)"),
+])
+def test_a_puzzle_is_labelled_as_a_puzzle_not_an_exercise(code, exercise, solution):
+    nb = {"cells": [md(PUZZLE), md(PUZZLE_SOLUTION), md(END)]}
+    with_lab_labels(nb, ["3"], table(code))
+    assert nb["cells"][0]["source"].startswith(exercise + "\n\n")
+    assert nb["cells"][1]["source"].startswith(solution + "\n\n")
+    assert [fenced_source(c) for c in nb["cells"]] == [PUZZLE, PUZZLE_SOLUTION, END]
+
+
+def test_exercises_and_puzzles_are_numbered_apart():
+    kinds = notebooks_tool.exercise_kinds({"cells": [md(EXERCISE), md(PUZZLE), md(EXERCISE)]})
+    assert kinds == ["exercise", "puzzle", "exercise"]
+
+
+def _practice_pages(code: str) -> list[Path]:
+    """The Practice part's notebooks of edition ``code``, in the TOC's order."""
+    toc = "_toc.yml" if code == "en" else f"_toc_{code}.yml"
+    return [ROOT / f"{doc}.ipynb" for doc, _ in notebooks_tool.toc_order(ROOT / toc)
+            if f"/{code}/08_practice" in doc]
+
+
+@pytest.mark.parametrize("code, word", [("en", r"Puzzle (\d+) \("), ("zh", r"第 (\d+) 题（")])
+def test_the_practice_pages_give_each_puzzle_one_number(code, word):
+    """Issue 35: a puzzle is "Puzzle 9" / 「第 9 题」 (its box, its solution), numbered 1, 2, ... over
+    the part; its heading carries no number; in Chinese 练习 names only the part (练习篇) and the
+    chapters' exercises, never a page or a puzzle."""
+    numbers = []
+    pages = _practice_pages(code)
+    assert len(pages) == 6
+    for path in pages:
+        nb = json.loads(path.read_text(encoding="utf8"))
+        for cell in nb["cells"]:
+            src = "".join(cell["source"])
+            if cell["cell_type"] == "markdown" and src.startswith("## "):  # a puzzle's heading: its name
+                assert not re.search(r"\b\d+(\.\d+)?\b", src.split("\n")[0]), src
+            if code == "zh" and cell["cell_type"] == "markdown":
+                assert not re.search(r"练习(?!篇)", src + json.dumps(cell["metadata"], ensure_ascii=False)), (path.name, src)
+        for label in lab_labels(nb):
+            m = re.search(word, label)
+            assert m, (path.name, label)
+            if m.start() == 0 and not label.endswith("的解答"):  # the box (a solution repeats its number)
+                numbers.append(int(m.group(1)))
+    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 32
+
+
+def lab_labels(nb: dict) -> list[str]:
+    labels = [((c["metadata"].get("gatherbook") or {}).get("lab") or {}).get("label", "")
+              for c in nb["cells"] if c["cell_type"] == "markdown"]
+    return [label.strip("*") for label in labels if label and not label.startswith("<!--")]

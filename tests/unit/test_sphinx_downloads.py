@@ -79,6 +79,58 @@ def test_no_exercises_and_bad_language_are_clear_errors():
         exercises_only(chapter(), "fr")
 
 
+def practice_page():
+    """A Practice page as tools/practice_pages.py writes it: the rule in the title cell, a heading
+    per puzzle, each puzzle's operations line relative to the rule."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        md("# Level 3: in real code\n\n*Why level 3:* ...\n\n**Allowed on this page:** `+ -`.\n\n"
+           "To work on your own machine, download {download}`these puzzles <x.ipynb>`."),
+        code('import gatherbook as gb\ndev = gb.setup(lang="en")'),
+        md("## `first`"),
+        md("````{exercise} The first\n:label: first\n\nDo it.\n\n**Operations:** the page's set.\n\n"
+           "Taught in {doc}`Chapter 5 <05_scatter>`, see {ref}`sec-dup` and {math}`x_i`.\n````"),
+        code("def first(x):\n    raise NotImplementedError"),
+        md("````{solution-start} first\n:class: dropdown\n````"),
+        code("def first_solution(x):\n    return SOLUTION"),
+        md("````{solution-end}\n````"),
+        md("## `second`"),
+        md("````{exercise} The second\n:label: second\n\nAgain.\n````"),
+        code("def second(x):\n    raise NotImplementedError"),
+        md("Next: {doc}`05_scatter`."),
+    ]
+    return nb
+
+
+def test_a_practice_page_download_keeps_the_pages_rule_and_every_puzzles_heading():
+    """A trial learner's download of level 3 began at the first puzzle's heading and left it out:
+    no rule ("the page's set" of what?), no heading for the first puzzle, and {doc} roles raw."""
+    out = exercises_only(practice_page(), "en")
+    sources = [c.source for c in out.cells]
+    text = "\n".join(sources)
+    assert "**Allowed on this page:** `+ -`." in text and "*Why level 3:*" in text
+    assert "## `first`" in sources and "## `second`" in sources
+    assert text.index("Allowed on this page") < text.index('gb.setup(lang="en")') < text.index("## `first`")
+    assert "SOLUTION" not in text and "{download}" not in text and "# Level 3" not in sources
+    assert "Taught in Chapter 5, see sec-dup and {math}`x_i`." in text  # site roles as text; math stays
+    assert "Next: 05_scatter." in text and not re.search(r"\{(doc|ref|numref|term)\}", text)
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_the_real_practice_downloads_hold_the_rule_every_heading_and_no_site_roles(tmp_path, lang):
+    from gatherbook.exercises import pages
+    from gatherbook.exercises.words import table
+
+    rule = table(lang)["practice"]["page"]["base"].split("{ops}")[0]  # "**Allowed on this page:** "
+    for number, stem, _, names in pages():
+        nb = downloads.with_fences(nbformat.read(ROOT / "notebooks" / lang / f"{stem}.ipynb", 4))
+        text = "\n".join(c.source for c in exercises_only(nb, lang).cells)
+        assert rule in text, (lang, number)
+        for name in names:
+            assert f"## `{name.split('.', 1)[1]}`" in text, (lang, number, name)
+        assert not re.search(r"\{(%s)\}`" % "|".join(downloads.SITE_ROLES), text), (lang, number)
+
+
 @pytest.mark.parametrize("lang", CODES)
 def test_every_chapter_with_exercises_gets_a_download(tmp_path, lang):
     """The real chapters: each exercise's check call survives, no solution code does."""
@@ -142,3 +194,18 @@ def test_every_chapter_links_its_own_download_at_the_generated_path():
         has_exercises = any(downloads._directive(c) == "exercise" for c in nb.cells)
         expected = f"/{downloads.GENERATED.as_posix()}/{path.parent.name}/{path.stem}_exercises.ipynb"
         assert targets == ([expected] if has_exercises else []), path.relative_to(ROOT)
+
+
+def test_a_practice_page_download_names_its_puzzles_as_the_site_does():
+    """Issue 35: the puzzles' download is the Practice part's (练习篇), each puzzle headed by its one
+    number (「第 9 题（…）」, the cell's JupyterLab label), never 练习, the chapters' exercises' word."""
+    import json
+
+    path = ROOT / "notebooks" / "zh" / "08_practice_2_3d.ipynb"
+    nb = downloads.with_fences(nbformat.reads(path.read_text(encoding="utf8"), as_version=4))
+    text = "\n".join(c.source for c in exercises_only(nb, "zh").cells)
+    assert text.startswith("# 练习篇 · 第 2 级")
+    headings = re.findall(r"^### (.*)$", text, flags=re.M)
+    assert headings and all(re.match(r"第 \d+ 题（", h) for h in headings), headings
+    assert "练习：" not in text and "谜题" not in text
+    assert json.dumps(headings, ensure_ascii=False).count("第 9 题") == 1

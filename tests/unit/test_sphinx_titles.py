@@ -1,5 +1,6 @@
 """book/ext/gatherbook_sphinx/titles.py: Chinese pages title exercises 「练习 1（…）」 and solutions
-「练习 1（…）的解答」; English pages keep sphinx-exercise's titles."""
+「练习 1（…）的解答」; English pages keep sphinx-exercise's titles. A puzzle (``:class: puzzle``) is
+「第 1 题（…）」 / "Puzzle 1 (…)", numbered apart from the exercises, its solution too."""
 from __future__ import annotations
 
 import subprocess
@@ -22,6 +23,16 @@ PAGE = """Page
 .. solution:: ex-pick
 
    The answer.
+
+.. exercise:: Reverse it
+   :label: pz-reverse
+   :class: puzzle
+
+   Write it.
+
+.. solution:: pz-reverse
+
+   The answer.
 """
 
 
@@ -38,6 +49,10 @@ def build(tmp_path: Path, language: str, edition: str) -> str:
         "def setup(app):  # the titles' part of gatherbook_sphinx.setup()\n"
         "    app.add_config_value('gatherbook_edition', 'en', 'html')\n"
         "    app.add_post_transform(titles.ChineseExerciseTitles)\n"
+        "    app.add_post_transform(titles.PuzzleSolutionTitles)\n"
+        "    app.add_enumerable_node(titles.puzzle_node, 'puzzle', None, **titles.PUZZLE_WRITERS)\n"
+        "    app.connect('config-inited', titles.puzzle_numfig)\n"
+        "    app.connect('doctree-read', titles.mark_puzzles)\n"
         "    app.connect('html-page-context',\n"
         "                lambda app, p, t, context, d: titles.no_space_before_full_width_bracket(app, context))\n",
         encoding="utf-8")
@@ -54,13 +69,15 @@ def titles(html: str) -> list[str]:
 @pytest.mark.slow
 def test_chinese_titles(tmp_path):
     html = build(tmp_path, "zh_CN", "zh")
-    assert titles(html) == ["练习 1（Pick one per row）", "练习 1（Pick one per row）的解答"]
+    assert titles(html) == ["练习 1（Pick one per row）", "练习 1（Pick one per row）的解答",
+                            "第 1 题（Reverse it）", "第 1 题（Reverse it）的解答"]
 
 
 @pytest.mark.slow
 def test_english_titles_are_left_alone(tmp_path):
     html = build(tmp_path, "en", "en")
-    assert titles(html) == ["Exercise 1 (Pick one per row)", "Solution to Exercise 1 (Pick one per row)"]
+    assert titles(html) == ["Exercise 1 (Pick one per row)", "Solution to Exercise 1 (Pick one per row)",
+                            "Puzzle 1 (Reverse it)", "Solution to Puzzle 1 (Reverse it)"]
 
 
 @pytest.mark.parametrize("code, chinese", [("zh", True), ("en", False)])

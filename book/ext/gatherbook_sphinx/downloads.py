@@ -33,7 +33,7 @@ import yaml
 from gatherbook.editions import CODES, edition
 
 from . import words
-from .notebooks import fenced_source
+from .notebooks import fenced_source, is_puzzle, lab_meta
 
 GENERATED = Path("_build") / "exercises"
 _FENCE_OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
@@ -53,8 +53,9 @@ def _directive(cell) -> str | None:
     return None
 
 
-def _plain_exercise_markdown(source: str, lang: str) -> str:
-    """Turn ``{exercise}`` fences into a Markdown heading and drop directive options."""
+def _plain_exercise_markdown(source: str, lang: str, label: str = "") -> str:
+    """Turn ``{exercise}`` fences into a Markdown heading and drop directive options; the heading
+    is ``label`` (the cell's JupyterLab label, numbered as on the site: 「第 9 题（…）」) when given."""
     out, fences = [], []
     for line in source.splitlines():
         stripped = line.strip()
@@ -63,7 +64,8 @@ def _plain_exercise_markdown(source: str, lang: str) -> str:
             fences.append(m.group("fence"))
             title = m.group("arg").strip()
             w = words.table(lang)
-            out.append(w["download_heading"].format(title=title) if title else w["download_word"])
+            out.append(f"### {label}" if label else
+                       w["download_heading"].format(title=title) if title else w["download_word"])
             continue
         if fences and stripped == fences[-1]:
             fences.pop()
@@ -78,6 +80,42 @@ def _without_download_links(source: str) -> str:
     """Drop the paragraphs that hold a ``{download}`` role: in the download they point nowhere."""
     paragraphs = re.split(r"\n\s*\n", source)
     return "\n\n".join(p for p in paragraphs if "{download}" not in p).strip()
+
+
+#: roles that point into the site, which a notebook opened on its own cannot follow: jupyterlab-myst
+#: 2.7.0 (its bundle, static/4330.*.js) makes ``{doc}`05_scatter``` a link to a file
+#: ``05_scatter`` (no such file beside a downloaded notebook), ``{ref}``/``{numref}`` and
+#: ``{term}`` references to labels and a glossary of other pages, ``{download}`` a link to a
+#: ``/_build`` path; the roles it renders by themselves (``{math}``, ``{sub}``, ``{kbd}`` ...) stay
+SITE_ROLES = ("doc", "ref", "numref", "term", "download")
+_SITE_ROLE = re.compile(r"\{(?:%s)\}`([^`]*)`" % "|".join(SITE_ROLES))
+
+
+def _plain_roles(source: str) -> str:
+    """``source`` with each :data:`SITE_ROLES` role turned into its text: ``{doc}`第 5 章
+    <05_scatter>``` into ``第 5 章``; a role without text into its target."""
+    def text(m: re.Match) -> str:
+        body = m.group(1)
+        shown = re.match(r"^(.+?)\s*<([^<>]+)>$", body, flags=re.S)
+        return shown.group(1).strip() if shown else body.strip()
+    return _SITE_ROLE.sub(text, source)
+
+
+def _heading_level(cell) -> int:
+    """The level of the Markdown heading a cell opens with (``## x``: 2); 0 for none."""
+    m = _HEADING.match(cell.source.lstrip()) if cell.cell_type == "markdown" else None
+    return m.group(0).count("#") if m else 0
+
+
+def _section_start(cells, first: int, last: int) -> int:
+    """The cell of the heading whose section holds every exercise (cells ``first`` .. ``last``):
+    a chapter's "Exercises"; on a Practice page, where each puzzle has a heading of its own, the
+    page's title (its intro states the rule that each puzzle's operations line is relative to)."""
+    for i in range(first, -1, -1):
+        level = _heading_level(cells[i])
+        if level and not any(0 < _heading_level(c) <= level for c in cells[i + 1:last + 1]):
+            return i
+    return 0
 
 
 def _title(nb) -> str:
@@ -111,16 +149,19 @@ def exercises_only(nb, lang: str):
     first_ex = next((i for i, c in enumerate(cells) if _directive(c) == "exercise"), None)
     if first_ex is None:
         raise ValueError("the notebook has no {exercise} directive, so there is nothing to extract")
-    start = first_ex
-    while start > 0 and not (cells[start].cell_type == "markdown"
-                             and _HEADING.match(cells[start].source.lstrip())):
-        start -= 1
+    last_ex = max(i for i, c in enumerate(cells) if _directive(c) == "exercise")
+    start = _section_start(cells, first_ex, last_ex)
+    intro = cells[start].source.lstrip().partition("\n")[2] if _heading_level(cells[start]) else ""
     setup = next((c for c in cells if c.cell_type == "code"), None)
 
     new = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
-    new.cells.append(nbformat.v4.new_markdown_cell(words.table(lang)["download_title"].format(title=_title(nb))))
+    puzzles = any(is_puzzle(fenced_source(c)) for c in cells if _directive(c) == "exercise")
+    heading = words.table(lang)["download_puzzles_title" if puzzles else "download_title"]
+    new.cells.append(nbformat.v4.new_markdown_cell(heading.format(title=_title(nb))))
     if setup is not None and cells.index(setup) < start:
         new.cells.append(nbformat.v4.new_code_cell(setup.source))
+    if intro := _plain_roles(_without_download_links(intro)):  # under its heading: a page's rule
+        new.cells.append(nbformat.v4.new_markdown_cell(intro))
 
     in_solution = False
     for i, cell in enumerate(cells[start + 1:], start + 1):
@@ -138,7 +179,8 @@ def exercises_only(nb, lang: str):
         if in_solution:
             continue
         if cell.cell_type == "markdown":
-            text = _without_download_links(_plain_exercise_markdown(cell.source, lang))
+            label = (lab_meta(cell) or {}).get("label", "").strip("*") if kind == "exercise" else ""
+            text = _plain_roles(_without_download_links(_plain_exercise_markdown(cell.source, lang, label)))
             if text:
                 new.cells.append(nbformat.v4.new_markdown_cell(text))
         elif cell.cell_type == "code":

@@ -121,6 +121,17 @@ LABELLED = ("exercise", "solution-start", "solution-end")
 _FENCE = re.compile(r"\A(?P<fence>`{3,}|:{3,})\{(?P<kind>exercise|solution-start|solution-end)\}[ \t]*"
                     r"(?P<arg>[^\n]*)\n(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)")
 _LABEL_OPTION = re.compile(r"^[ \t]*:label:[ \t]*(\S+)", re.M)
+_CLASS_OPTION = re.compile(r"^[ \t]*:class:[ \t]*([^\n]*)", re.M)
+#: the class that makes an ``{exercise}`` a puzzle of the Practice part (``:class: puzzle``, written
+#: by tools/practice_pages.py): numbered on its own and titled "Puzzle 9" / 「第 9 题」 on the site
+#: (titles.py) and in JupyterLab, never "Exercise" / 「练习」, which name the chapters' exercises
+PUZZLE = "puzzle"
+
+
+def is_puzzle(header: str) -> bool:
+    """Whether an ``{exercise}`` fence's header (its first line and options) makes a puzzle."""
+    m = _CLASS_OPTION.search(header)
+    return bool(m) and PUZZLE in m.group(1).split()
 
 
 def _source(cell: dict) -> str:
@@ -170,26 +181,38 @@ def split_fences(src: str) -> tuple[str, str, str, str, str] | None:
     return kind, m.group("arg").strip(), header, rest, footer
 
 
-def exercise_labels(cells: list[dict], numbers: list[str], words: dict) -> dict[str, tuple[str, str]]:
-    """``{label: (number, title)}`` for the exercises among ``cells``, numbered with ``numbers``."""
+def exercise_labels(cells: list[dict], numbers: list[str], words: dict) -> dict[str, tuple[str, str, bool]]:
+    """``{label: (number, title, puzzle)}`` for the exercises among ``cells``, numbered with
+    ``numbers``."""
     found, k = {}, 0
     for cell in cells:
         parts = split_fences(fenced_source(cell)) if cell.get("cell_type") == "markdown" else None
         if parts and parts[0] == "exercise":
             label = _LABEL_OPTION.search(parts[2])
             if label:
-                found[label.group(1)] = (numbers[k] if k < len(numbers) else "?", parts[1])
+                found[label.group(1)] = (numbers[k] if k < len(numbers) else "?", parts[1], is_puzzle(parts[2]))
             k += 1
     return found
 
 
-def count_exercises(nb: dict) -> int:
-    return sum(1 for c in nb.get("cells", []) if c.get("cell_type") == "markdown"
-               and (split_fences(fenced_source(c)) or ("",))[0] == "exercise")
+def exercise_kinds(nb: dict) -> list[str]:
+    """``"puzzle"`` or ``"exercise"`` for each ``{exercise}`` of ``nb``, in order (each kind is
+    numbered on its own: Sphinx counts each enumerable node type apart)."""
+    kinds = []
+    for c in nb.get("cells", []):
+        parts = split_fences(fenced_source(c)) if c.get("cell_type") == "markdown" else None
+        if parts and parts[0] == "exercise":
+            kinds.append(PUZZLE if is_puzzle(parts[2]) else "exercise")
+    return kinds
 
 
-def _title(words: dict, kind: str, number: str, title: str) -> str:
-    key = ("lab_exercise" if kind == "exercise" else "lab_solution") + ("" if title else "_untitled")
+#: the words of a label: (an exercise or its solution, a puzzle or not) -> the words' key
+_LAB_WORDS = {("exercise", False): "lab_exercise", ("solution", False): "lab_solution",
+              ("exercise", True): "lab_puzzle", ("solution", True): "lab_puzzle_solution"}
+
+
+def _title(words: dict, kind: str, number: str, title: str, puzzle: bool = False) -> str:
+    key = _LAB_WORDS["exercise" if kind == "exercise" else "solution", puzzle] + ("" if title else "_untitled")
     return words[key].format(number=number, title=title)
 
 
@@ -209,11 +232,11 @@ def with_lab_labels(nb: dict, numbers: list[str], words: dict) -> int:
         kind, arg, header, body, footer = parts
         if kind == "exercise":
             label = _LABEL_OPTION.search(header)
-            number, title = labels.get(label.group(1) if label else "", ("?", arg))
-            text = f"**{_title(words, kind, number, title)}**"
+            number, title, puzzle = labels.get(label.group(1) if label else "", ("?", arg, is_puzzle(header)))
+            text = f"**{_title(words, kind, number, title, puzzle)}**"
         elif kind == "solution-start":
-            number, title = labels.get(arg, ("?", ""))
-            text = _title(words, kind, number, title)
+            number, title, puzzle = labels.get(arg, ("?", "", False))
+            text = _title(words, kind, number, title, puzzle)
         else:  # solution-end: nothing to show, but a cell JupyterLab renders (an empty one it edits)
             text = SOLUTION_END
         meta = {"header": header, "footer": footer, "label": text}
