@@ -1,8 +1,10 @@
 """The pictures of Chapter 7: beam search's flat top-k and cache reorder, the top-p cut, and
 Mixture-of-Experts routing (tokens to expert groups and back) and capacity.
 
-:func:`draw_beam_step`, :func:`draw_top_p`, :func:`draw_routing`, :func:`draw_capacity`. Labels are code identifiers and numbers only, so one
-figure serves both editions; the caption, in the page's language, lives in the cell metadata.
+:func:`draw_beam_step`, :func:`draw_top_p`, :func:`draw_routing`, :func:`draw_capacity`. Labels,
+titles and keys are code identifiers and numbers only (the names of the chapter's code: ``probs``,
+``order[b]``, ``cache[1]``, ``kept.sum(1)``), so one figure serves both editions and shows no
+English in the Chinese one; the caption, in the page's language, lives in the cell metadata.
 The figure is narrow (two columns of boxes, about 3.7 inches wide), so it fits a 390 px phone.
 End a figure cell with ``;``.
 """
@@ -12,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyBboxPatch
+from matplotlib.patches import FancyBboxPatch, Patch
 
 from gatherbook import args
 from gatherbook.figures import style
@@ -104,8 +106,9 @@ def draw_beam_step(scores: torch.Tensor, num_beams: int) -> Figure:
 
     Introduced in Chapter 7. ``scores`` ``(K, V)`` (or ``(1, K, V)``), each old beam's total
     log-probability extended by each token, ``K = num_beams``. Top: the grid, each row in its
-    beam's colour, the ``K`` best cells of the whole grid outlined (ranked ``#0`` ...). Bottom:
-    the cache rows, new row ``i`` a copy of old row ``beam[i]`` (``index_select(0, beam)``).
+    beam's colour, the ``K`` best cells of the whole grid outlined. Bottom: the cache rows, new
+    row ``i`` a copy of old row ``beam[i]`` (``index_select(0, beam)``), beside the token it
+    appends. Labels are code (``cache[1]``, ``token``), the same in every edition.
     """
     scores = args.tensor("scores", scores, kind="float").detach().cpu()
     scores = scores[0] if scores.dim() == 3 and scores.shape[0] == 1 else scores
@@ -118,14 +121,14 @@ def draw_beam_step(scores: torch.Tensor, num_beams: int) -> Figure:
     faces = cell_array([style.PALETTE[b % len(style.PALETTE)] for b in range(K) for _ in range(V)], (K, V))
     mark = torch.zeros(K * V, dtype=torch.bool)
     mark[best] = True
-    grid = panel("scores", scores, f"scores {tuple(scores.shape)}: top {K} of K*V", faces=faces,
+    grid = panel("scores", scores, f"scores {tuple(scores.shape)}: reshape(-1).topk({K})", faces=faces,
                  mark=mark.view(K, V), mark_color=style.MARK)
-    old = text_panel("old", [[f"beam {b}"] for b in range(K)],
-                     [[style.PALETTE[b % len(style.PALETTE)]] for b in range(K)], "old cache",
+    old = text_panel("old", [[f"cache[{b}]"] for b in range(K)],
+                     [[style.PALETTE[b % len(style.PALETTE)]] for b in range(K)], "cache",
                      row_names=tuple(map(str, range(K))), col_numbers=False)
-    new = text_panel("new", [[f"beam {int(b)} + {int(t)}"] for b, t in zip(beam, token)],
-                     [[style.PALETTE[int(b) % len(style.PALETTE)]] for b in beam],
-                     f"new = old[{beam.tolist()}]", row_names=tuple(map(str, range(K))), col_numbers=False)
+    new = text_panel("new", [[f"cache[{int(b)}]", str(int(t))] for b, t in zip(beam, token)],
+                     [[style.PALETTE[int(b) % len(style.PALETTE)], style.PAPER] for b in beam],
+                     f"cache[{beam.tolist()}], token", row_names=tuple(map(str, range(K))), col_numbers=False)
     return render([[grid], [old, new]], None)
 
 
@@ -133,9 +136,11 @@ def draw_beam_step(scores: torch.Tensor, num_beams: int) -> Figure:
 def draw_top_p(logits: torch.Tensor, p: float) -> Figure:
     """Each row's probabilities sorted, most likely first, and where top-p cuts them.
 
-    Introduced in Chapter 7. ``logits`` ``(B, V)``, B <= 3, V <= 10. One bar chart per row,
-    stacked: each bar labelled with its token id, the kept bars coloured and the removed ones
-    pale, the running mass before each token written above it, and a dashed line at the cut.
+    Introduced in Chapter 7. ``logits`` ``(B, V)``, B <= 3, V <= 10. One bar chart per row
+    ``b``, stacked, labelled with the names of the chapter's top-p code: the bars are ``probs``
+    (sorted), each under its token id (``order[b]``), with ``before`` (the mass ranked above it)
+    written over it; the key names the kept bars (``before < p``, coloured) and the removed ones
+    (``before >= p``, pale), and a dashed line marks the cut.
     """
     logits = args.tensor("logits", logits, kind="float").detach().cpu()
     if logits.dim() != 2 or not 1 <= logits.shape[0] <= 3 or logits.shape[1] > 10:
@@ -148,7 +153,8 @@ def draw_top_p(logits: torch.Tensor, p: float) -> Figure:
     before = probs.cumsum(-1) - probs
     keep = before < p
     keep[:, 0] = True
-    fig, axes = plt.subplots(B, 1, figsize=(style.CHART_WIDTH, 1.55 * B + 0.2), squeeze=False)
+    key_h = 0.32  # inches: the key above the charts
+    fig, axes = plt.subplots(B, 1, figsize=(style.CHART_WIDTH, 1.55 * B + 0.2 + key_h), squeeze=False)
     for b, ax in enumerate(axes[:, 0]):
         x = np.arange(V)
         faces = [style.BAR if k else style.FAINT_FACE for k in keep[b].tolist()]
@@ -163,10 +169,15 @@ def draw_top_p(logits: torch.Tensor, p: float) -> Figure:
         ax.set_ylim(0, 1.18)
         ax.set_yticks([0, 0.5, 1])
         ax.set_xlim(-0.6, V - 0.4)
-        ax.set_title(f"row {b}: keeps {n} (p = {p:g})", loc="left", fontsize=style.FS_TITLE)
+        ax.set_ylabel(f"probs[{b}]")
+        ax.set_title(f"b = {b}", loc="left", fontsize=style.FS_TITLE)
         ax.spines[["top", "right"]].set_visible(False)
-    axes[-1, 0].set_xlabel("token id, most likely first")
-    fig.tight_layout(h_pad=0.6)
+    axes[-1, 0].set_xlabel("order[b]")
+    key = [Patch(facecolor=style.BAR, edgecolor=style.EDGE, linewidth=0.6, label=f"before < {p:g}"),
+           Patch(facecolor=style.FAINT_FACE, edgecolor=style.EDGE, linewidth=0.6, label=f"before >= {p:g}")]
+    fig.legend(handles=key, loc="upper center", ncol=2, handlelength=1.4, columnspacing=1.6,
+               bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(h_pad=0.6, rect=(0, 0, 1, 1 - key_h / fig.get_figheight()))
     return fig
 
 
@@ -175,9 +186,10 @@ def draw_capacity(experts: torch.Tensor, capacity: int, num_experts: int) -> Fig
     """Each (token, slot) pair's expert and place in that expert's queue, the dropped pairs marked.
 
     Introduced in Chapter 7. ``experts`` ``(T, k)`` int64, at most 8 tokens. The cell of pair
-    ``(t, j)`` reads ``e{expert}:{place}`` in its expert's colour; a place ``>= capacity`` is
-    dropped (a pale cell outlined in red). A token whose every pair is dropped keeps only the
-    residual ``x[t]``.
+    ``(t, j)`` reads ``e{expert}:{slot}`` (``experts:slots``) in its expert's colour; a slot
+    ``>= capacity`` is dropped (a pale cell outlined in red); the column ``kept.sum(1)`` counts
+    each token's pairs that remain (``kept = slots < capacity``). A token whose every pair is
+    dropped keeps only the residual ``x[t]``.
     """
     experts = args.tensor("experts", experts, kind="int").detach().cpu()
     if experts.dim() != 2 or not 1 <= experts.shape[0] <= 8 or int(experts.min()) < 0 \
@@ -192,10 +204,10 @@ def draw_capacity(experts: torch.Tensor, capacity: int, num_experts: int) -> Fig
     faces = [[style.FAINT_FACE if d else style.PALETTE[int(e) % len(style.PALETTE)] for e, d in zip(er, dr)]
              for er, dr in zip(experts, dropped)]
     T = experts.shape[0]
-    pairs = text_panel("slots", texts, faces, f"expert:place\ncapacity = {capacity}",
+    pairs = text_panel("slots", texts, faces, f"experts:slots\ncapacity = {capacity}",
                        row_names=tuple(f"x[{t}]" for t in range(T)), mark=dropped.numpy())
     kept = (~dropped).sum(1)
     left = text_panel("kept", [[str(int(n))] for n in kept],
-                      [[style.FAINT_FACE if n == 0 else style.PAPER] for n in kept], "kept",
+                      [[style.FAINT_FACE if n == 0 else style.PAPER] for n in kept], "kept.sum(1)",
                       col_numbers=False, mark=(kept == 0).numpy()[:, None])
     return render([[pairs, left]], None, gap=0.3)

@@ -275,6 +275,34 @@ def test_the_new_pictures_fit_a_phone_and_check_their_input():
     matplotlib.pyplot.close("all")
 
 
+
+def test_the_pictures_speak_code_not_english():
+    """One figure serves both editions: every word a Chapter 7 picture draws (a title, an axis,
+    a key, a cell) is a name from the chapter's code, so the Chinese edition shows no English
+    (issue 37: 'row 0: keeps 5', 'token id, most likely first', 'old cache' were drawn there)."""
+    import io
+    import json
+    import re
+    import tokenize
+    from pathlib import Path
+
+    from matplotlib.text import Text
+
+    nb = json.loads((Path(__file__).resolve().parents[2] / "notebooks/en/07_generation.ipynb").read_text("utf8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    names = {t.string for t in tokenize.generate_tokens(io.StringIO(code).readline)
+             if t.type == tokenize.NAME}  # identifiers, not comments or strings
+    scores = torch.tensor([[-1.0, -2.6, -0.9, -4.0, -3.1], [-0.7, -3.3, -2.2, -1.5, -5.0]])
+    experts = torch.tensor([[0, 2], [2, 1], [1, 3], [1, 0], [0, 2], [2, 3]])
+    flat_sharp = torch.tensor([[0.6, 1.0, 0.2, 0.8, 0.0, 0.4], [0.0, -1.0, 4.0, 0.5, 1.0, -0.5]])
+    for fig in (draw_top_p(flat_sharp, 0.8), draw_beam_step(scores, 2), draw_capacity(experts, 2, 4),
+                draw_routing(experts, 4)):
+        fig.draw_without_rendering()  # tick labels get their texts
+        drawn = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
+        words = set(re.findall(r"[A-Za-z_]{2,}\w*", drawn))  # e0, x[4], n=3: ids and numbers pass
+        assert words and words <= names, sorted(words - names)
+    matplotlib.pyplot.close("all")
+
 # --- at scale: the repetition penalty, capacity, the load-balancing loss ---------------------------
 
 def test_repetition_penalty_is_transformers_processor_and_repeats_write_once():
