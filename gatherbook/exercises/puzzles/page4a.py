@@ -212,9 +212,6 @@ def _splat_cases(draw):
 def splat_points(feat, ys, xs, H, W):
     grid = torch.zeros(H, W, dtype=feat.dtype, device=feat.device)
     # one index per dim: point n goes to grid[ys[n], xs[n]]; accumulate adds repeats
-
-
-
     return grid.index_put_((ys, xs), feat, accumulate=True)
 
 
