@@ -42,9 +42,9 @@ ALLOWED_CONSOLE_ERRORS: set[str] = set()
 SEARCH_TERMS = {"en": "gather", "zh": "索引"}
 INTERFACE = {
     "en": {"search": "Search this book...", "show": "Click to show", "hide": "Click to hide",
-           "exercise": "Exercise", "solution": "Solution"},
+           "exercise": "Exercise", "solution": "Solution", "puzzle": r"Puzzle \d+ "},
     "zh": {"search": "搜索本书……", "show": "点击显示", "hide": "点击隐藏",
-           "exercise": "练习", "solution": "解答"},
+           "exercise": "练习", "solution": "解答", "puzzle": r"第 \d+ 题（"},  # a Practice puzzle
 }
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
