@@ -134,7 +134,9 @@ CASES_SAMPLE = 8
 PER_CASE_FILES = ("tests/exercises/test_declared_answers.py", "tests/exercises/test_exercises.py",
                   "tests/exercises/test_puzzles.py", "tests/exercises/test_notebook_exercises.py",
                   # (20 pasted messages; the file's other tests have two cases each and run whole)
-                  "tests/site/test_search_errors.py::test_a_pasted_error_message_lists_its_section_first")
+                  "tests/site/test_search_errors.py::test_a_pasted_error_message_lists_its_section_first",
+                  # (40 held-out questions; the file's own 34 queries run whole)
+                  "tests/site/test_search_questions.py::test_a_held_out_question")
 # browser tests that open their own page in each edition (a second of Chromium or more each):
 # `make test` runs each of them in one edition, the editions taking turns by the test's name
 ONE_EDITION_FILES = ("tests/site/test_explorer.py::", "tests/site/test_page_contents.py::",

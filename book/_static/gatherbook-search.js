@@ -23,6 +23,13 @@
  * whose heading holds all its words (the questions page's headings are questions in readers'
  * words). Words readers type for an API name the book writes in English
  * (散射 for scatter) are searched as that name.
+ *
+ * Readers type questions, not keywords. The words that phrase a question ("how do I",
+ * "difference between", 的, 怎么, 有什么区别) are not searched; a word that no page holds
+ * ("wrong", "big") asks nothing; and when fewer than three pages hold every other word, the
+ * pages that hold most of them follow (rarer words weigh more). Pages rank by how much of the
+ * query their best section heading holds, so the answer's heading comes before a page that
+ * merely mentions the words.
  */
 "use strict";
 (() => {
@@ -65,9 +72,28 @@
     return found.sort((a, b) => a[1] - b[1]);
   }
 
-  // Words a typed question leaves out of nothing: they are not what it asks about.
+  // Words that phrase a question rather than say what it is about ("how do I", "difference
+  // between", 怎么, 有什么区别): neither a page nor a heading needs to hold them. A comparison's
+  // words go too: the book compares under "vs" and "which one?", not under "difference".
   const QUESTION_STOP = new Set(["a", "an", "the", "to", "of", "in", "at", "on", "for", "is", "are",
-    "do", "does", "i", "how", "what", "why", "vs", "and", "or", "with", "my", "it", "from", "per"]);
+    "do", "does", "did", "i", "me", "my", "how", "what", "why", "when", "which", "where", "can",
+    "could", "should", "would", "vs", "versus", "and", "or", "with", "it", "from", "per", "by",
+    "difference", "differences", "differ", "between", "compare", "comparison", "work", "works",
+    "understand", "meaning", "explain", "explained"]);
+  // The same in Chinese: question words and particles, longest first. A run of Chinese is cut at
+  // them (有什么区别, 怎么, 的); what is left of one character is no word of the index.
+  const CJK_QUESTION_STOP = ["有什么区别", "有什么不同", "有何区别", "什么区别", "怎么回事", "为什么",
+    "怎么办", "怎么样", "有什么", "是什么", "是不是", "能不能", "有没有", "怎么", "怎样", "如何",
+    "什么", "为何", "到底", "究竟", "请问", "一下", "是否", "能否", "可否", "可以", "区别", "差别",
+    "差异", "对比", "理解", "意思", "含义", "的", "吗", "呢", "吧", "啊", "呀", "嘛"];
+  const CJK_STOP_SPLIT = new RegExp(CJK_QUESTION_STOP.join("|"), "g");
+
+  // The Chinese words of a query: its runs of Chinese cut at the question words, pieces of two
+  // characters or more ("gather 的 dim 到底怎么理解" -> 理解).
+  function chinesePieces(query) {
+    return [...new Set((query.match(CJK_RUNS) || [])
+      .flatMap((run) => run.split(CJK_STOP_SPLIT)).filter((piece) => piece.length > 1))];
+  }
 
   // The words of a heading or of a typed question, stemmed and without a trailing underscore, so
   // that "stops" meets "stop", "counting" "count" and scatter_add scatter_add_.
@@ -78,32 +104,48 @@
       .map((w) => stemmer.stemWord(w.replace(/_+$/, "")));
   }
 
-  // Section titles that hold every word of a typed question of two or more English words (a
-  // word, or a name it begins: scatter for scatter_reduce), and each of its Chinese runs as it
-  // is: the questions page heads each answer with the question in readers' words. Not for a
-  // pasted message (messageTitles). Best (the fewest other words) last: [title, closeness].
+  // The API names and words as typed (scatter_ and scatter are two of them), lower case.
+  function typedNames(text) {
+    return new Set((text.toLowerCase().match(/[a-z_][a-z0-9_]*/g) || [])
+      .filter((w) => w.length > 1 && !QUESTION_STOP.has(w)));
+  }
+
+  // Section titles that hold every word of a typed question of two or more words (a word, or a
+  // name it begins: scatter for scatter_reduce; Chinese words as they are), or every name as typed
+  // when the names alone tell the question apart ("scatter_ 和 scatter": the heading that holds
+  // both). The questions page heads each answer with the question in readers' words. Not for a
+  // pasted message (messageTitles). Best last: [title, closeness], closeness from the share of
+  // names held as typed and from how few other words the heading holds.
   function questionTitles(query, allTitles) {
-    const runs = query.match(CJK_RUNS) || [];
+    const pieces = chinesePieces(query);
     const words = new Set(questionWords(query));
-    if (words.size < 2 || messageTitles(query, allTitles).length) return [];
+    const names = typedNames(query);
+    if (words.size + pieces.length < 2 && names.size < 2) return [];
+    if (messageTitles(query, allTitles).length) return [];
     const found = [];
     for (const title of Object.keys(allTitles)) {
       const own = [...new Set(questionWords(title))];
+      const ownNames = typedNames(title);
       const holds = (w) => own.some((o) => o === w || o.startsWith(w + "_"));
-      if ([...words].every(holds) && runs.every((r) => title.includes(r)))
-        found.push([title, 1 / (1 + own.length)]);
+      if (![...words].every(holds) || !pieces.every((r) => title.includes(r))) continue;
+      const exact = [...names].filter((n) => ownNames.has(n)).length;
+      if (words.size + pieces.length < 2 && exact < names.size) continue;
+      found.push([title, (names.size ? exact / names.size : 0) / 2 + 1 / (2 + 2 * own.length)]);
     }
     return found.sort((a, b) => a[1] - b[1]);
   }
 
-  // The query's Chinese runs, its numbers as typed ("-100"), and everything else.
+  // The query's Chinese words (chinesePieces), its numbers as typed ("-100").
   function queryParts(query) {
-    const runs = query.match(CJK_RUNS) || [];
+    const runs = chinesePieces(query);
     const numbers = (query.replace(CJK_RUNS, " ").match(NUMBER) || []);
     return {runs, numbers};
   }
 
-  // Where the index words of each file cover a Chinese run: Map(file -> score).
+  // Where the index words of each file cover a Chinese word of the query: Map(file -> {score,
+  // full, share}). full: the file's words cover it (an uncovered character allowed only where no
+  // index word covers it, or where it stands alone: jieba may have cut it off in this page, and a
+  // single character is not indexed); share: the part of its characters they cover (at least half).
   function filesForRun(run, index) {
     const sources = [[index.terms, Scorer.term], [index.titleterms, Scorer.title]];
     const coverable = new Array(run.length).fill(false);
@@ -127,16 +169,15 @@
     }
     const found = new Map();
     for (const [file, {covered, score}] of perFile) {
-      // an uncovered stretch is allowed only where no index word covers it at all, or where it
-      // is a single character (jieba may have cut it off alone in this page: not indexed)
-      let ok = true;
-      for (let i = 0; i < run.length && ok; i++) {
+      let full = true;
+      for (let i = 0; i < run.length && full; i++) {
         if (covered[i] || !coverable[i]) continue;
         const single = (i === 0 || covered[i - 1] || !coverable[i - 1])
           && (i === run.length - 1 || covered[i + 1] || !coverable[i + 1]);
-        if (!single) ok = false;
+        if (!single) full = false;
       }
-      if (ok) found.set(file, score);
+      const share = covered.filter(Boolean).length / run.length;
+      if (full || share >= 0.5) found.set(file, {score, full, share: full ? 1 : share});
     }
     return found;
   }
@@ -148,21 +189,72 @@
       if (!Object.prototype.hasOwnProperty.call(table, digits)) continue;
       let files = table[digits];
       if (files.length === undefined) files = [files];
-      files.forEach((file) => found.set(file, Math.max(found.get(file) || 0, score)));
+      files.forEach((file) => found.set(file, {score: Math.max((found.get(file) || {score: 0}).score, score),
+                                               full: true, share: 1}));
     }
     return found;
   }
 
-  function intersect(maps) {
-    if (!maps.length) return null;
-    const out = new Map(maps[0]);
-    for (const map of maps.slice(1)) {
-      for (const file of [...out.keys()]) {
-        if (!map.has(file)) out.delete(file);
-        else out.set(file, Math.max(out.get(file), map.get(file)));
-      }
+  // Each page's section titles: Map(file -> [title, ...]), made once.
+  let pageTitles = null;
+  function titlesOf(index) {
+    if (pageTitles) return pageTitles;
+    pageTitles = new Map();
+    for (const [title, places] of Object.entries(index.alltitles))
+      for (const [file] of places) pageTitles.set(file, [...(pageTitles.get(file) || []), title]);
+    return pageTitles;
+  }
+
+  // Whether a section title holds a word of the query ({key, kind}: a stemmed Latin word, a
+  // Chinese word, a number).
+  const titleWords = new Map();  // title -> its questionWords, made once
+  function titleHolds(title, word) {
+    if (word.kind !== "latin") return title.toLowerCase().includes(word.key);
+    const key = word.key.replace(/_+$/, "");
+    if (!titleWords.has(title)) titleWords.set(title, questionWords(title));
+    return titleWords.get(title).some((o) => o === key || o.startsWith(key + "_"));
+  }
+
+  // The pages for the words of a query (each {key, kind, files: Map(file -> {score, full,
+  // share})}). A page that holds every word the book has anywhere comes first (a word of no page
+  // asks nothing: "wrong", "big"); when fewer than FEW pages hold them all, the pages that hold
+  // the most of them follow. A word weighs the more the fewer pages hold it ("gather" is in
+  // every page, "unravel_index" in one). Within each group a page ranks by the weight of the
+  // words its best section title holds, then by the words in its titles at all.
+  // -> [[file, score]]
+  const FEW = 3;
+  function rankPages(words, index) {
+    const counted = words.filter((w) => w.files.size);
+    if (!counted.length) return [];
+    const fileCount = index.docnames.length;
+    const weight = new Map(counted.map((w) => [w, Math.log(1 + fileCount / w.files.size)]));
+    const total = counted.reduce((sum, w) => sum + weight.get(w), 0);
+    const required = counted.filter((w) => [...w.files.values()].some((m) => m.full));
+    const files = new Set(counted.flatMap((w) => [...w.files.keys()]));
+    const titles = titlesOf(index);
+    const complete = [], partial = [];
+    for (const file of files) {
+      let held = 0, inTitles = 0;
+      counted.forEach((w) => {
+        const m = w.files.get(file);
+        if (!m) return;
+        held += weight.get(w) * m.share;
+        inTitles += weight.get(w) * m.share * Math.min(m.score, Scorer.title) / Scorer.title;
+      });
+      // the section title that holds the most of the query's weight: [weight, words]
+      const [best, bestWords] = (titles.get(file) || []).map((title) => counted
+        .filter((w) => w.files.has(file) && titleHolds(title, w))
+        .reduce(([sum, n], w) => [sum + weight.get(w), n + 1], [0, 0]))
+        .reduce((a, b) => (b[0] > a[0] ? b : a), [0, 0]);
+      const rank = (4 * best + inTitles) / (5 * total);  // 0..1
+      // a page ranks with those that hold every word when one of its headings holds three of
+      // the words, or two and half the query's weight ("scatter_add counts wrong for big numbers
+      // float32": a heading holds scatter_add, count and float32, and the page no "big")
+      const headed = bestWords >= 3 || (bestWords >= 2 && best >= total / 2);
+      if (headed || required.every((w) => (w.files.get(file) || {}).full)) complete.push([file, 10 + 5 * rank]);
+      else if (held / total >= 0.5) partial.push([file, 5 * held / total + 4 * rank]);
     }
-    return out;
+    return complete.length >= FEW ? complete : [...complete, ...partial];
   }
 
   function result(file, score) {
@@ -199,6 +291,13 @@
       [...highlightTerms].forEach((t) => {
         if (t.length < 2 || (pasted && /^-?\d+(?:\.\d+)?$/.test(t))) highlightTerms.delete(t);
       });
+      // the words that phrase the question (how, what, difference) are not searched, unless
+      // nothing else is left
+      const asking = new Set([...QUESTION_STOP].map((w) => stemmer.stemWord(w)));
+      const about = [...searchTerms].filter((t) => !asking.has(t));
+      if (about.length || lastParts.runs.length || lastParts.numbers.length)
+        [...searchTerms].forEach((t) => asking.has(t) && searchTerms.delete(t));
+      [...highlightTerms].forEach((t) => QUESTION_STOP.has(t) && highlightTerms.delete(t));
       // a query of Chinese words only still needs one term, or Sphinx searches nothing
       if (!searchTerms.size && (lastParts.runs.length || lastParts.numbers.length)) searchTerms.add("\u0000");
       if (typeof SPHINX_HIGHLIGHT_ENABLED !== "undefined" && SPHINX_HIGHLIGHT_ENABLED)
@@ -206,31 +305,29 @@
       return parsed;
     };
 
+    // Each word on its own (Sphinx's search for one word: its stem, in the text or a title, or
+    // inside a longer word), Chinese words by their cover (filesForRun), numbers as typed; then
+    // the pages ranked by rankPages.
     const performTermsSearch = Search.performTermsSearch;
     Search.performTermsSearch = (searchTerms, excludedTerms) => {
-      // (one letter is never in the index: Sphinx keeps words of two or more)
-      const latin = new Set([...searchTerms].filter((t) => t !== "\u0000" && t.length > 1));
       const index = Search._index;
-      const maps = [];
-      if (latin.size) {
-        const m = new Map();
-        performTermsSearch(latin, excludedTerms).forEach((r) => {
+      const words = [];
+      // (one letter is never in the index: Sphinx keeps words of two or more)
+      [...searchTerms].filter((t) => t !== "\u0000" && t.length > 1).forEach((key) => {
+        const files = new Map();
+        performTermsSearch(new Set([key]), new Set()).forEach((r) => {
           const file = index.docnames.indexOf(r[0]);
-          m.set(file, Math.max(m.get(file) || 0, r[4]));
+          files.set(file, {score: Math.max((files.get(file) || {score: 0}).score, r[4]), full: true, share: 1});
         });
-        maps.push(m);
-      }
-      lastParts.runs.forEach((run) => {
-        const m = filesForRun(run, index);
-        if (m.size || run.length > 1) maps.push(m);
+        words.push({key, kind: "latin", files});
       });
-      lastParts.numbers.forEach((n) => {
-        const m = filesForNumber(n, index);
-        if (m.size) maps.push(m);
-      });
-      const files = intersect(maps);
-      if (files === null) return [];
-      return [...files].map(([file, score]) => result(file, score));
+      lastParts.runs.forEach((key) => words.push({key, kind: "chinese", files: filesForRun(key, index)}));
+      lastParts.numbers.forEach((key) => words.push({key, kind: "number", files: filesForNumber(key, index)}));
+      const excluded = new Set([...excludedTerms].flatMap((t) => [index.terms[t], index.titleterms[t]])
+        .filter((f) => f !== undefined).flatMap((f) => (f.length === undefined ? [f] : f)));
+      return rankPages(words, index)
+        .filter(([file]) => !excluded.has(file))
+        .map(([file, score]) => result(file, score));
     };
 
     // A pasted error message: the sections headed by it first; a typed question: the sections
