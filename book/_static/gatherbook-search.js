@@ -218,9 +218,10 @@
   // The pages for the words of a query (each {key, kind, files: Map(file -> {score, full,
   // share})}). A page that holds every word the book has anywhere comes first (a word of no page
   // asks nothing: "wrong", "big"); when fewer than FEW pages hold them all, the pages that hold
-  // the most of them follow. A word weighs the more the fewer pages hold it ("gather" is in
-  // every page, "unravel_index" in one). Within each group a page ranks by the weight of the
-  // words its best section title holds, then by the words in its titles at all.
+  // half of them or more follow, those that hold more of them first. A word weighs the more the
+  // fewer pages hold it ("gather" is in every page, "unravel_index" in one). Within each group a
+  // page ranks by the weight of the words its best section title holds, then by the words in
+  // its titles at all.
   // -> [[file, score]]
   const FEW = 3;
   function rankPages(words, index) {
@@ -234,10 +235,11 @@
     const titles = titlesOf(index);
     const complete = [], partial = [];
     for (const file of files) {
-      let held = 0, inTitles = 0;
+      let held = 0, inTitles = 0, count = 0;
       counted.forEach((w) => {
         const m = w.files.get(file);
         if (!m) return;
+        count += m.share;
         held += weight.get(w) * m.share;
         inTitles += weight.get(w) * m.share * Math.min(m.score, Scorer.title) / Scorer.title;
       });
@@ -252,7 +254,8 @@
       // float32": a heading holds scatter_add, count and float32, and the page no "big")
       const headed = bestWords >= 3 || (bestWords >= 2 && best >= total / 2);
       if (headed || required.every((w) => (w.files.get(file) || {}).full)) complete.push([file, 10 + 5 * rank]);
-      else if (held / total >= 0.5) partial.push([file, 5 * held / total + 4 * rank]);
+      else if (count >= counted.length / 2)
+        partial.push([file, 3 * count / counted.length + 3 * held / total + 3 * rank]);
     }
     return complete.length >= FEW ? complete : [...complete, ...partial];
   }

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from gatherbook_sphinx.search import synonyms
+from gatherbook_sphinx.search import SearchChineseWithBigrams, glossary_terms, synonyms
 # the search box of test_search_errors.py, and the pages of its hits without their #section
 from test_search_errors import pages, search  # noqa: F401 (a fixture)
 
@@ -149,3 +149,20 @@ def test_one_hot_and_its_chinese_name_index_each_other():
     assert synonyms("生成 One-hot 标签") == ["独热"]
     assert synonyms("独热编码") == ["one", "hot"]
     assert synonyms("gather 的规则") == []
+
+
+def test_the_glossary_s_chinese_terms_index_their_english_terms(tmp_path):
+    """A Chinese page that holds 词元 is found by "token" (the glossary's English term): Chinese
+    readers type the English terms the Chinese edition translates."""
+    terms = dict(glossary_terms())
+    assert terms["词元"] == ("token",) and terms["逆置换"] == ("inverse", "permutation")
+    assert terms["缓存"] == ("cache",)  # KV 缓存: the Latin word the term keeps is not added
+    assert "token" in SearchChineseWithBigrams({}).split("被丢弃的词元")
+    glossary = tmp_path / "glossary.md"
+    glossary.write_text("* - top-k / top-p (nucleus) sampling\n  - top-k / top-p（核采样）\n"
+                        "* - environment / state\n  - 环境 / 状态\n  - definition\n"
+                        "* - a / b\n  - 甲乙\n"
+                        "* - sparse COO gradient\n  - 稀疏 COO 梯度\n"
+                        "* - dimension (`dim`)\n  - 维度（`dim`）\n", encoding="utf8")
+    assert glossary_terms(glossary) == (("环境", ("environment",)), ("状态", ("state",)),
+                                        ("维度", ("dimension",)))

@@ -6,12 +6,17 @@ each pair of adjacent Chinese characters as well gives every phrase of two or mo
 entries that cover it; ``book/_static/gatherbook-search.js`` matches a typed phrase against
 the entries that occur inside it. (The index grows by the number of distinct pairs in the
 edition, tens of kilobytes.) A page that holds one form of a synonym (独热, one-hot) is
-indexed under the other too (:data:`SYNONYMS`). The indexer also keeps Sphinx 7.4's Latin words in a set
+indexed under the other too (:data:`SYNONYMS`), and a page that holds a Chinese term of the
+book's glossary (词元, 图像块, 逆置换) under the English term beside it (:func:`glossary_terms`):
+Chinese readers type the English terms (token, patch, inverse permutation) that the Chinese
+edition translates. The indexer also keeps Sphinx 7.4's Latin words in a set
 (:class:`LatinTerms`: the Chinese edition's build about 12 CPU seconds faster).
 """
 from __future__ import annotations
 
+import functools
 import re
+from pathlib import Path
 
 from sphinx.search.zh import SearchChinese
 
@@ -33,6 +38,38 @@ def synonyms(text: str) -> list[str]:
         if latin in lower:
             found.append(chinese)
     return found
+
+
+GLOSSARY = Path(__file__).resolve().parents[2] / "glossary.md"
+_ROW = re.compile(r"^\* - (?P<en>.*)\n  - (?P<zh>.*)$", re.M)
+_ASIDE = re.compile(r"`[^`]*`|\([^)]*\)|（[^）]*）")  # code, and what parentheses hold
+_ALTERNATIVES = re.compile(r"\s*/\s*")
+
+
+@functools.lru_cache(maxsize=None)
+def glossary_terms(path: Path = GLOSSARY) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The glossary's Chinese terms of two characters or more, each with the words of its English
+    term: ``(("词元", ("token",)), ("逆置换", ("inverse", "permutation")), ...)``.
+
+    Read from the list-table of ``book/glossary.md`` (a row: ``* - <term>``, ``  - <术语>``);
+    a row of alternatives (``environment / state / action``, ``环境 / 状态 / 动作``) pairs them
+    in order, and a row whose alternatives do not pair up is left out, as is a Chinese term of two
+    runs of characters. Code and what parentheses hold are not a term's words (``dimension
+    (`dim`)``, ``维度（`dim`）``), nor the Latin words the Chinese term keeps (KV 缓存: cache).
+    """
+    pairs = []
+    for row in _ROW.finditer(path.read_text(encoding="utf8")):
+        ens = _ALTERNATIVES.split(_ASIDE.sub("", row["en"]).strip())
+        zhs = _ALTERNATIVES.split(_ASIDE.sub("", row["zh"]).strip())
+        if len(ens) != len(zhs):
+            continue
+        for en, zh in zip(ens, zhs):
+            chinese = _CJK_RUN.findall(zh)
+            latin = set(re.findall(r"[a-z0-9]+", zh.lower()))  # KV 缓存: 缓存 is the cache
+            words = tuple(w for w in re.findall(r"[a-z0-9]+", en.lower()) if w not in latin)
+            if len(chinese) == 1 and words:
+                pairs.append((chinese[0], words))
+    return tuple(pairs)
 
 
 def bigrams(text: str) -> list[str]:
@@ -62,7 +99,8 @@ class SearchChineseWithBigrams(SearchChinese):
         self.latin_terms = LatinTerms()  # (this instance's own: see LatinTerms)
 
     def split(self, input: str) -> list[str]:  # noqa: A002 - Sphinx's name
-        return super().split(input) + bigrams(input) + synonyms(input)
+        glossary = [w for zh, words in glossary_terms() if zh in input for w in words]
+        return super().split(input) + bigrams(input) + synonyms(input) + glossary
 
 
 def register() -> None:
