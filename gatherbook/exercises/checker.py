@@ -268,7 +268,11 @@ def _generic_hint(expected: Any, got: Any) -> tuple[str | None, dict]:
             and _same(got.reshape(e), expected, 1e-5, 1e-8)):
         return "generic.size_one", {}
     if g == e and got.dtype != expected.dtype:
-        return "generic.dtype", {"expected": str(expected.dtype), "got": str(got.dtype)}
+        dtypes = {"expected": str(expected.dtype), "got": str(got.dtype)}
+        if not (expected.is_floating_point() or expected.is_complex()) and got.is_floating_point() \
+                and bool((got.isfinite() & (got != got.floor())).any()):  # fractions where whole numbers go: `/`
+            return "generic.true_division", dtypes
+        return "generic.dtype", dtypes
     return None, {}
 
 
@@ -520,6 +524,9 @@ def _isolated(limit: float):
 #: how many of the answer's printed lines a message quotes
 PRINTED_LINES = 3
 
+#: the cases hypothesis draws for each exercise with a ``strategy`` (:meth:`_Run.drawn`)
+_DRAWN: dict[tuple, list[Case]] = {}
+
 
 class _Run:
     """One check of ``fn`` against ``ex``, keeping every outcome for the hints."""
@@ -566,9 +573,35 @@ class _Run:
 
         for m in ex.mistakes:
             if all(same(self.outcome(m.fn, j, grad), self.outcome(self.fn, j, grad)) for j in range(1, self.n + 1)) \
-                    and (fault is None or self.fault(self.outcome(m.fn, k, grad), k) == fault):
+                    and (fault is None or self.fault(self.outcome(m.fn, k, grad), k) == fault) \
+                    and all(same(self.drawn_outcome(m.fn, j, grad), self.drawn_outcome(self.fn, j, grad))
+                            for j in range(len(self.drawn()))):
                 return m.key
         return None
+
+    def drawn(self) -> list[Case]:
+        """The cases hypothesis draws for an exercise with a ``strategy`` (those the search tries
+        on an answer it finds no fault in; the same on every run): a puzzle's few edge cases may
+        agree by chance (a row's padding is the last column), so a mistake is named only when it
+        agrees with the reader's answer on these too."""
+        ex = self.ex
+        if ex.strategy is None:
+            return []
+        key = (ex.name, ex.strategy, ex.n_examples)
+        if key not in _DRAWN:
+            from gatherbook.exercises.strategies import search  # hypothesis: only for exercises that search
+
+            cases: list[Case] = []
+            search(ex.strategy(), lambda case: cases.append(case) or False, ex.n_examples)
+            _DRAWN[key] = cases
+        return _DRAWN[key]
+
+    def drawn_outcome(self, fn: Callable[..., Any], j: int, grad: str | None = None) -> _Outcome:
+        """``fn``'s outcome on drawn case ``j`` (0-based), computed once."""
+        key = (id(fn), "drawn", j, grad)
+        if key not in self._outcomes:
+            self._outcomes[key] = _call(fn, self.drawn()[j], self.ex.args, grad, self.ex.grad_args)
+        return self._outcomes[key]
 
     def failure(self, k: int, kind: str, facts: dict, differs: torch.Tensor | None = None,
                 expected: Any = None, got: _Outcome | None = None) -> CheckResult:

@@ -36,9 +36,10 @@ PARTS: dict[str, tuple[str, ...]] = {
 class Mistake:
     """A plausible wrong answer ``fn``; its hint is the words file's ``hints.<key>``.
 
-    Named only when the reader's output equals ``fn``'s on every case (and, for a fault such as an
-    input changed in place, ``fn`` has the same fault). It is also a planted wrong answer: the
-    generic test checks that it is rejected with this hint.
+    Named only when the reader's output equals ``fn``'s on every case, the cases a ``strategy``
+    draws included (and, for a fault such as an input changed in place, ``fn`` has the same
+    fault). It is also a planted wrong answer: the generic test checks that it is rejected with
+    this hint.
     """
 
     key: str

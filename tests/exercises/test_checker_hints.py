@@ -58,3 +58,47 @@ def test_a_trial_learners_slips_on_level_3_are_named():
         r = run_check("puzzles.frequency_penalty", pad_as_index, lang=lang)
         assert (r.status, r.hint_key) == ("raised", "pad_as_index"), r.message
         assert "index -1 is out of bounds" in r.message and "`scatter_add`" in r.message
+
+
+def test_a_trial_learners_slips_on_levels_1_and_2_are_named_for_what_they_are():
+    """Issue 35, written as the learner wrote them. The off-by-one kept in range with `clamp` equals
+    `x[:, -1]` on every edge case of last_token (their padding is 0, like the last column), and
+    `argmin` of the scores equals `argmax` of the values on every edge case of value_at_argmax
+    (values rise along each row): a mistake is named only when it agrees on the drawn cases too.
+    True division in unravel, and x and y swapped or a row taken as H long in read_points, are named."""
+    def clamped(x, lengths):
+        L = x.shape[1]
+        return x.gather(1, lengths.clamp(max=L - 1).unsqueeze(1)).squeeze(1)
+
+    def smallest(scores, values):
+        return values.gather(1, scores.argmin(1, keepdim=True)).squeeze(1)
+
+    def divided(flat, A, B, C):
+        return torch.stack([flat / (B * C), flat / C % B, flat % C], 1)
+
+    def swapped(fmap, pts):
+        B, C, H, W = fmap.shape
+        return fmap.flatten(2).gather(2, (pts[..., 0] * W + pts[..., 1]).unsqueeze(2)).squeeze(2)
+
+    def stride_h(fmap, pts):
+        B, C, H, W = fmap.shape
+        return fmap.flatten(2).gather(2, (pts[..., 1] * H + pts[..., 0]).unsqueeze(2)).squeeze(2)
+
+    for name, fn, key in [("puzzles.last_token", clamped, "clamped"), ("puzzles.value_at_argmax", smallest, "argmin"),
+                          ("puzzles.unravel", divided, "true_division"),
+                          ("puzzles.read_points", swapped, "x_and_y_swapped"),
+                          ("puzzles.read_points", stride_h, "stride_h")]:
+        for lang in ("en", "zh"):
+            r = run_check(name, fn, lang=lang)
+            assert not r.passed and r.hint_key == key, r.message
+
+
+def test_fractions_in_an_integer_result_are_told_about_true_division():
+    def divided(flat, A, B, C):  # one `/` among the `//`
+        return torch.stack([flat / (B * C), flat // C % B, flat % C], 1)
+
+    r = run_check("puzzles.unravel", divided, lang="en")
+    assert (r.kind, r.hint_key) == ("dtype", "generic.true_division") and "`//`" in r.message, r.message
+    ref = get("ch1.pick_per_row").reference  # whole numbers made float: a conversion, not `/`
+    r = run_check("ch1.pick_per_row", lambda x, idx: ref(x, idx).float(), lang="en")
+    assert r.hint_key == "generic.dtype", r.message

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from hypothesis import strategies as st
 
-from gatherbook.exercises.declaration import Mistake, exercise
+from gatherbook.exercises.declaration import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import F32, coded, t
 from gatherbook.exercises.strategies import floats, index, lengths, values
 
@@ -117,7 +117,12 @@ def _last_token_cases(draw):
            lambda x, n: x.gather(1, (n - 1).view(-1, 1)).flatten()],
     mistakes=[Mistake("no_minus_one", lambda x, n: x.gather(1, n.unsqueeze(1)).squeeze(1)),
               Mistake("last_column", lambda x, n: x[:, -1]),
-              Mistake("bare_squeeze", lambda x, n: x.gather(1, (n - 1).unsqueeze(1)).squeeze())],
+              Mistake("bare_squeeze", lambda x, n: x.gather(1, (n - 1).unsqueeze(1)).squeeze()),
+              # the off-by-one kept in range: equals x[:, -1] on every edge case (their padding is
+              # 0, the last column too), not on the drawn ones (issue 35's trial learner)
+              Mistake("clamped", lambda x, n: x.gather(1, n.clamp(max=x.shape[1] - 1).unsqueeze(1)).squeeze(1))],
+    wrong=[Wrong(lambda x, n: x.gather(1, torch.minimum(n, torch.full_like(n, x.shape[1] - 1))[:, None])[:, 0],
+                 hint="clamped", kind="values", why="the off-by-one kept in range with minimum")],
     taught_in="02_token_logprobs",
     atol=1e-6,
 )
@@ -158,7 +163,12 @@ def _value_at_argmax_cases(draw):
            lambda s, v: v.gather(1, s.argmax(1).view(-1, 1)).squeeze(-1)],
     mistakes=[Mistake("argmax_of_values", lambda s, v: v.gather(1, v.argmax(1, keepdim=True)).squeeze(1)),
               Mistake("argmax_dim0", lambda s, v: v.gather(0, s.argmax(0, keepdim=True)).squeeze(0)),
-              Mistake("no_keepdim", lambda s, v: v.gather(1, s.argmax(1)))],
+              Mistake("no_keepdim", lambda s, v: v.gather(1, s.argmax(1))),
+              # argmin(scores) is argmax(values) on every edge case (values rise along each row),
+              # not on the drawn ones (issue 35's trial learner)
+              Mistake("argmin", lambda s, v: v.gather(1, s.argmin(1, keepdim=True)).squeeze(1))],
+    wrong=[Wrong(lambda s, v: v.gather(1, s.argmin(-1)[:, None])[:, 0], hint="argmin", kind="values",
+                 why="the smallest score's column")],
     taught_in="03_rl_action_values",
     atol=1e-6,
 )

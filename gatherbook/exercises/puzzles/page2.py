@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 from hypothesis import strategies as st
 
-from gatherbook.exercises.declaration import Mistake, exercise
+from gatherbook.exercises.declaration import Mistake, Wrong, exercise
 from gatherbook.exercises.cases import I64, coded, t
 from gatherbook.exercises.strategies import floats, index, values
 
@@ -221,7 +221,10 @@ def _unravel_cases(draw):
     mistakes=[Mistake("first_dim_fastest", lambda flat, A, B, C: torch.stack([flat % A, flat // A % B, flat // (A * B)], 1)),
               Mistake("no_modulo", lambda flat, A, B, C: torch.stack([flat // (B * C), flat // C, flat % C], 1)),
               Mistake("stride_b", lambda flat, A, B, C: torch.stack([flat // (B * C), flat // B % B, flat % C], 1)),
-              Mistake("columns_reversed", lambda flat, A, B, C: torch.stack([flat % C, flat // C % B, flat // (B * C)], 1))],
+              Mistake("columns_reversed", lambda flat, A, B, C: torch.stack([flat % C, flat // C % B, flat // (B * C)], 1)),
+              Mistake("true_division", lambda flat, A, B, C: torch.stack([flat / (B * C), flat / C % B, flat % C], 1))],
+    wrong=[Wrong(lambda flat, A, B, C: torch.stack([flat / (B * C), flat // C % B, flat % C], 1),
+                 hint="generic.true_division", kind="dtype", why="one `/` among the `//`: fractions in int64 coordinates")],
     taught_in="04_vision_patches",
     atol=0,
 )
@@ -266,12 +269,18 @@ def _read_points_cases(draw):
                2, (p[:, :, 1] * fm.shape[3] + p[:, :, 0]).unsqueeze(-1))[:, :, 0],
            lambda fm, p: fm.flatten().gather(0, ((torch.arange(fm.shape[0] * fm.shape[1], device=fm.device).view(fm.shape[0], fm.shape[1]) * fm.shape[2]
                                                  + p[..., 1]) * fm.shape[3] + p[..., 0]).flatten()).view(fm.shape[0], fm.shape[1])],
+    # the slips as a reader writes them: x * W + y reads past the map on case 1 (an index error,
+    # named from it), y * H + x reads the wrong cells where H != W (every edge case but the empty one)
     mistakes=[Mistake("x_and_y_swapped", lambda fm, p: fm.flatten(2).gather(
-                  2, (p[..., :1] * fm.shape[3] + p[..., 1:]).clamp(max=fm.shape[2] * fm.shape[3] - 1)).squeeze(2)),
+                  2, p[..., :1] * fm.shape[3] + p[..., 1:]).squeeze(2)),
               Mistake("stride_h", lambda fm, p: fm.flatten(2).gather(
-                  2, (p[..., 1:] * fm.shape[2] + p[..., :1]).clamp(max=fm.shape[2] * fm.shape[3] - 1)).squeeze(2)),
+                  2, p[..., 1:] * fm.shape[2] + p[..., :1]).squeeze(2)),
               Mistake("channel_zero", lambda fm, p: fm.flatten(1).gather(1, p[..., 1] * fm.shape[3] + p[..., 0])),
               Mistake("forgot_squeeze", lambda fm, p: fm.flatten(2).gather(2, p[..., 1:] * fm.shape[3] + p[..., :1]))],
+    wrong=[Wrong(lambda fm, p: fm.flatten(2).gather(2, (p[..., 0] * fm.shape[3] + p[..., 1]).unsqueeze(2)).squeeze(2),
+                 hint="x_and_y_swapped", kind="exception", why="x * W + y: past the end of the flattened map"),
+           Wrong(lambda fm, p: fm.flatten(2).gather(2, (p[:, :, 1] * fm.shape[2] + p[:, :, 0])[..., None])[..., 0],
+                 hint="stride_h", kind="values", why="y * H + x: a row taken as H long")],
     taught_in="04_vision_patches",
     atol=1e-6,
 )
