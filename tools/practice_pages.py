@@ -309,9 +309,20 @@ def nudge_cell(ex: E.Exercise, lang: str) -> dict:
     return md(lab, gatherbook={"site": site})
 
 
+def _picture(ex: E.Exercise, lang: str) -> dict:
+    """The worked example's caption and alt text: one example, or two, (a) and (b), each with its
+    line from the words file (``examples.a``, ``examples.b``)."""
+    w, name, args = words(lang)["page"], short(ex.name), words(lang)["list_sep"].join(ex.args)
+    if ex.second_example is None:  # the image's alt joins the argument names: "x, idx", "x、idx"
+        return {"figure": {"caption": w["caption"].format(name=name)},
+                "image": {"alt": w["alt"].format(name=name, args=args)}}
+    lines = of(ex.name, lang)["examples"]
+    return {"figure": {"caption": w["caption_two"].format(name=name, a=lines["a"], b=lines["b"])},
+            "image": {"alt": w["alt_two"].format(name=name, args=args)}}
+
+
 def puzzle_cells(ex: E.Exercise, lang: str, base: tuple[str, ...]) -> list[dict]:
     w, own, name = words(lang)["page"], of(ex.name, lang), short(ex.name)
-    sep = words(lang)["list_sep"]  # the image's alt joins the argument names: "x, idx", "x、idx"
     label = f"pz-{name.replace('_', '-')}"
     task = "\n\n".join([
         own["task"],
@@ -324,8 +335,7 @@ def puzzle_cells(ex: E.Exercise, lang: str, base: tuple[str, ...]) -> list[dict]
         md(f"## `{name}`"),
         md(f"````{{exercise}} {own['title']}\n:label: {label}\n:class: {PUZZLE}\n\n{task}\n````"),
         code(localized(source(ex.spec, f"{name}_spec"), lang)),
-        code(f'gb.show("{ex.name}");', mystnb={"figure": {"caption": w["caption"].format(name=name)},
-                                               "image": {"alt": w["alt"].format(name=name, args=sep.join(ex.args))}}),
+        code(f'gb.show("{ex.name}");', mystnb=_picture(ex, lang)),
         code(_stub(ex, lang)),
         code(f'gb.check("{ex.name}", {name})'),
         nudge_cell(ex, lang),

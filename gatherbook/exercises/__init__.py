@@ -97,8 +97,9 @@ def run_check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> 
 def figure(result: CheckResult) -> "Figure | None":
     """A picture of a failed :class:`CheckResult`, or ``None`` when there is nothing to draw.
 
-    A puzzle's (an exercise with ``spec``): its inputs, expected and yours, stacked; a chapter
-    exercise's: expected beside got. The differing cells are outlined for a values failure.
+    A puzzle's (an exercise with ``spec``): its inputs, then yours beside the expected target
+    (stacked where that row would be too wide); a chapter exercise's: expected beside got. The
+    differing cells are outlined for a values failure.
 
     Raises:
         TypeError: ``result`` is not a :class:`CheckResult` (pass what :func:`run_check` returns).
@@ -156,19 +157,31 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
 def show(name: str) -> "Figure | None":
     """Draw the worked example of exercise ``name``: the inputs of its first case and the target
     (what a puzzle's loops compute, or the reference); a target value copied from an input is
-    coloured as the cell it came from.
+    coloured as the cell it came from. A puzzle whose declaration names a ``second_example`` (an
+    edge case the first does not show) gets both, (a) beside (b) where they fit.
 
     Introduced in the Practice part."""
-    from gatherbook.figures.checks import copy_links, draw_case
+    import numpy as np
+
+    from gatherbook.figures.checks import copy_links, draw_case, draw_examples
+    from gatherbook.figures.grid import PLAIN, QUIET
 
     ex = get(name)
-    case = ex.edge_cases[0]
     fn = ex.spec or ex.reference
-    target = fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in case])
-    ids = copy_links(fn, case, target)  # each target cell in the colour of the input cell it copies
-    links = None if ids is None else {ex.args[ids[0]]: ids[1], "target": ids[2]}
-    return draw_case([(a, v, "input") for a, v in zip(ex.args, case)] + [("target", target, "expected")],
-                     fmt=messages.scalar, links=links)
+    cases = ex.examples()
+    targets = [fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in case]) for case in cases]
+    found = [copy_links(fn, case, target) for case, target in zip(cases, targets)]  # target cell -> its source
+    source = next((f[0] for f in found if f is not None), None)
+    panels, links = [], []
+    for case, target, ids in zip(cases, targets, found):
+        panels.append([(a, v, "input") for a, v in zip(ex.args, case)] + [("target", target, "expected")])
+        if ids is None and source is not None and isinstance(target, torch.Tensor):
+            # the other example copies values, this one none: its source grey, its target plain
+            ids = (source, np.full(tuple(case[source].shape), QUIET), np.full(tuple(target.shape), PLAIN))
+        links.append(None if ids is None else {ex.args[ids[0]]: ids[1], "target": ids[2]})
+    if len(cases) == 1:
+        return draw_case(panels[0], fmt=messages.scalar, links=links[0])
+    return draw_examples(panels, links=links, fmt=messages.scalar)
 
 
 def board(*, lang: str | None = None) -> None:

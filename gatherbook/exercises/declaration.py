@@ -100,6 +100,10 @@ class Exercise:
     limits: Mapping[str, int] = field(default_factory=dict)  # at most so many calls: {"argsort": 1}
     signature: str = ""                # the stub's shapes: "x: (B, N), idx: (B,) -> (B,)"
     taught_in: str = ""                # the notebook (file stem) that teaches what it practises
+    #: drawn beside the worked example (edge_cases[0]) where one example does not show the pattern:
+    #: an index into edge_cases (an edge case), or a small case of its own (not checked; the
+    #: reference and the loops must run on it); its caption line is the words file's examples.b
+    second_example: int | Case | None = None
 
     def __post_init__(self) -> None:
         if not self.name:  # the part (the module's PART, or its name: "ch1") and the reference's own name
@@ -118,6 +122,14 @@ class Exercise:
         g = torch.Generator(device="cpu").manual_seed(self.seed)
         drawn = [self.random_case(g) for _ in range(self.n_random)] if self.random_case else []
         return list(self.edge_cases) + drawn
+
+    def examples(self) -> list[Case]:
+        """The cases its worked-example picture draws: the first edge case, and the
+        ``second_example`` where it names one."""
+        second = self.second_example
+        if second is None:
+            return [self.edge_cases[0]]
+        return [self.edge_cases[0], self.edge_cases[second] if isinstance(second, int) else second]
 
     def mistake(self, key: str) -> Mistake:
         """The :class:`Mistake` called ``key``."""

@@ -39,6 +39,7 @@ MARGIN, _FIGTITLE_H = 0.18, 0.42
 _ARROW_OFF = 0.14  # from the grid edge to the dim arrow
 _ARROW_ROOM = 0.36  # room the dim arrow and its label take beside or under a grid
 _NOTE_H = 0.30  # each line of text under a picture
+_HEADING_H = 0.22  # a heading line over a column or a part of a picture: "(a)"
 
 
 def shape_title(label: str, t: torch.Tensor) -> str:
@@ -110,10 +111,15 @@ class Panel:
     grids: list[Grid]
     arrow: str | None = None  # "h" / "v": the dim arrow under / beside each grid; "slices": across them
     arrow_label: str = ""
+    #: the checker's pictures: a slice label wider than its cells ("yours[0]" over one column)
+    #: widens its slot (it runs neither into the next slice nor past the figure), and a panel
+    #: without a title (a wrapped tensor's further slices) takes no room for one
+    tight: bool = False
 
     @property
     def head(self) -> float:
-        return _TITLE_H + _LINE_H * self.title.count("\n") + max(g.head for g in self.grids)
+        title_h = 0.0 if self.tight and not self.title else _TITLE_H + _LINE_H * self.title.count("\n")
+        return title_h + max(g.head for g in self.grids)
 
     @property
     def title_w(self) -> float:
@@ -124,7 +130,8 @@ class Panel:
         return _ARROW_ROOM if self.arrow in ("h", "slices") else 0.0
 
     def slot_w(self, g: Grid) -> float:
-        return g.numbers_w + g.width + (_ARROW_ROOM if self.arrow == "v" else 0.0)
+        label_w = style.text_width(g.label, style.FS_LABEL) + 0.05 if g.label and self.tight else 0.0
+        return g.numbers_w + max(g.width, label_w) + (_ARROW_ROOM if self.arrow == "v" else 0.0)
 
 
 def _as_slices(a: np.ndarray) -> np.ndarray:
@@ -177,7 +184,8 @@ def wrap_slices(p: Panel, width: float = style.MAX_WIDTH) -> list[Panel]:
     """``p`` cut into panels of as many slices as fit a figure ``width`` inches wide (the title
     on the first)."""
     n = max(1, int((width - 2 * MARGIN + _SLICE_GAP) // (p.slot_w(p.grids[0]) + _SLICE_GAP)))
-    return [Panel(p.title if k == 0 else "", p.grids[k:k + n]) for k in range(0, len(p.grids), n)]
+    return [Panel(p.title if k == 0 else "", p.grids[k:k + n], tight=p.tight)
+            for k in range(0, len(p.grids), n)]
 
 
 def text_panel(name: str, texts, faces, title: str = "", *, row_names: tuple[str, ...] = (),
@@ -286,15 +294,28 @@ def _note_gap(line: Note, i: int) -> float:
     return 3.0 if line[i][1] is not None or line[i - 1][1] is not None else 0.0
 
 
-def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
-           gap: float = _PANEL_GAP, note: list[Note] | None = None) -> Figure:
-    """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure, in
-    inches from the top-left corner, so cells have one size in every panel and nothing overlaps.
-    A row wider than ``style.MAX_WIDTH`` wraps. ``same_slots``: one slot width for every grid, so
-    slice k of every row sits in one column. ``gap``: inches between the panels of a row.
-    ``note``: lines under the panels, each ``(text, face)`` segments (a face: set on a box).
-    """
-    common = max(p.slot_w(g) for row in rows for p in row for g in p.grids) if same_slots else None
+@dataclass
+class Layout:
+    """Where :func:`render` puts everything, in inches from the figure's top-left corner."""
+
+    placed: list  # (panel, x, row_top, grid_top)
+    headings: list  # (text, x, top)
+    slots: Callable[[Panel], list[float]]
+    width: float  # of the figure
+    height: float
+    note_top: float
+
+
+def layout(rows: list, title: str | None = None, same_slots: bool = False, gap: float = _PANEL_GAP,
+           note: list[Note] | None = None, columns: bool = False, column_gap: float = _PANEL_GAP) -> Layout:
+    """The places of :func:`render`'s arguments (the same ones), without drawing: its ``width``
+    is the drawn width, by which a caller chooses between two layouts."""
+    def panels_of(row) -> list[Panel]:
+        groups = row if columns else [row]
+        return [p for g in groups if not isinstance(g, str) for p in g]
+
+    common = max(p.slot_w(g) for row in rows if not isinstance(row, str) for p in panels_of(row)
+                 for g in p.grids) if same_slots else None
 
     def slots(p: Panel) -> list[float]:
         return [common or p.slot_w(g) for g in p.grids]
@@ -303,24 +324,43 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
         grids_w = sum(slots(p)) + _SLICE_GAP * (len(p.grids) - 1)
         return max(grids_w, p.grids[0].numbers_w + p.title_w)
 
-    room, wrapped = style.MAX_WIDTH - 2 * MARGIN, []
+    def group_w(group) -> float:  # a column of a row: a heading, or panels side by side
+        if isinstance(group, str):
+            return style.text_width(group, style.FS_TITLE)
+        return sum(panel_w(p) for p in group) + gap * (len(group) - 1) if group else 0.0
+
+    room, lines = style.MAX_WIDTH - 2 * MARGIN, []  # lines: the rows after wrapping, lists of columns
     for row in rows:
-        wrapped.append([])
+        if columns or isinstance(row, str):  # columns: the caller has measured them; a heading: one line
+            lines.append(list(row) if columns else [row])
+            continue
+        lines.append([[]])
         for p in row:  # a panel that would end past the room starts a new line
-            if wrapped[-1] and sum(panel_w(q) + gap for q in wrapped[-1]) + panel_w(p) > room:
-                wrapped.append([])
-            wrapped[-1].append(p)
-    placed = []  # (panel, x, row_top, grid_top), inches
+            if lines[-1][0] and sum(panel_w(q) + gap for q in lines[-1][0]) + panel_w(p) > room:
+                lines.append([[]])
+            lines[-1][0].append(p)
+    n_cols = max((len(line) for line in lines), default=1)
+    col_x = [MARGIN]
+    for k in range(1, n_cols):  # the k-th column of every line that has one starts at one x
+        col_x.append(col_x[-1] + max(group_w(line[k - 1]) for line in lines if len(line) > k) + column_gap)
+    placed, headings = [], []
     y, width = MARGIN + (_FIGTITLE_H if title else 0.0), 0.0
-    for row in wrapped:
-        head = max(p.head for p in row)
-        x = MARGIN
-        for p in row:
-            placed.append((p, x, y, y + head))
-            x += panel_w(p) + gap
-        width = max(width, x - gap)
-        body = max(g.height for p in row for g in p.grids)
-        y += head + body + max(p.foot for p in row) + _ROW_GAP
+    for line in lines:
+        panels = [p for g in line if not isinstance(g, str) for p in g]
+        head = max([p.head for p in panels] + [_HEADING_H for g in line if isinstance(g, str)])
+        for k, group in enumerate(line):
+            if isinstance(group, str):
+                headings.append((group, col_x[k], y))
+                width = max(width, col_x[k] + group_w(group))
+                continue
+            x = col_x[k]
+            for p in group:  # columns: a title right above its cells, though another's has two lines
+                placed.append((p, x, y + head - p.head if columns else y, y + head))
+                x += panel_w(p) + gap
+            if group:
+                width = max(width, x - gap)
+        body = max((g.height for p in panels for g in p.grids), default=0.0)
+        y += head + body + max((p.foot for p in panels), default=0.0) + _ROW_GAP
     note_top = y
     for line in note or []:
         width = max(width, MARGIN + style.text_width("".join(t for t, _ in line), style.FS_VALUE)
@@ -328,11 +368,32 @@ def render(rows: list[list[Panel]], title: str | None, same_slots: bool = False,
         y += _NOTE_H
     fig_w = max(width, MARGIN + (style.text_width(title, style.FS_FIGTITLE) if title else 0.0)) + MARGIN
     fig_h = y - _ROW_GAP + MARGIN + (_ROW_GAP if note else 0.0)
+    return Layout(placed, headings, slots, fig_w, fig_h, note_top)
+
+
+def render(rows: list, title: str | None, same_slots: bool = False, gap: float = _PANEL_GAP,
+           note: list[Note] | None = None, columns: bool = False, column_gap: float = _PANEL_GAP) -> Figure:
+    """Lay out rows of panels (left to right, rows top to bottom) on a new pyplot figure, in
+    inches from the top-left corner, so cells have one size in every panel and nothing overlaps.
+    A row wider than ``style.MAX_WIDTH`` wraps. ``same_slots``: one slot width for every grid, so
+    slice k of every row sits in one column. ``gap``: inches between the panels of a row.
+    ``note``: lines under the panels, each ``(text, face)`` segments (a face: set on a box).
+    A row may be a ``str``: a heading line (bold) over the rows after it.
+    ``columns``: each row is a list of columns instead, each a list of panels (empty: nothing
+    there) or a heading; the k-th column of every row starts at one x, so two examples stand side
+    by side, input beside input; nothing wraps (the caller measures :func:`layout`'s width first);
+    ``column_gap``: inches between the columns (``gap``: between the panels of one column).
+    """
+    at = layout(rows, title, same_slots, gap, note, columns, column_gap)
+    placed, slots, note_top = at.placed, at.slots, at.note_top
     # whole pixels at 100 dpi, so Jupyter's "<Figure size 852x228 ...>" is a tidy, stable text
-    canvas = Canvas(math.ceil(fig_w * 100) / 100, math.ceil(fig_h * 100) / 100)
+    canvas = Canvas(math.ceil(at.width * 100) / 100, math.ceil(at.height * 100) / 100)
 
     if title:
         canvas.text(MARGIN, MARGIN, title, size=style.FS_FIGTITLE, weight="bold", ha="left", va="top")
+    for text, x, top in at.headings:  # "(a)", "(b)": which example a column or a part shows
+        canvas.text(x, top + _HEADING_H - 0.07, text, size=style.FS_TITLE, weight="bold", ha="left",
+                    va="bottom")
     for p, x, row_top, grid_top in placed:  # titles of a row on one line, grids of a row top-aligned
         title_bottom = row_top + _TITLE_H + _LINE_H * p.title.count("\n") - 0.07
         canvas.text(x + p.grids[0].numbers_w, title_bottom, p.title, size=style.FS_TITLE,

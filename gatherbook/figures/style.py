@@ -32,6 +32,17 @@ DENSITY = 2  #: image pixels per CSS pixel in the stored PNGs ('retina')
 MAX_WIDTH = 5.0
 #: inches: a line chart, narrower, so that a phone shows its axis numbers (FS_LABEL) at 9 CSS px
 CHART_WIDTH = 3.8
+#: CSS px: the page's column on a 390 px phone, and the height of one phone screen (844 px less
+#: the browser's bars): a picture of cells is at most one screen tall there (:func:`phone_height`)
+PHONE_COLUMN, PHONE_SCREEN = 343, 700
+#: inches that Jupyter's crop takes off a figure's width (its 0.18 in margins, less 0.1 in padding)
+CROP = 0.16
+
+
+def phone_height(width: float, height: float) -> float:
+    """CSS px that a figure of ``width`` x ``height`` inches takes on a 390 px phone: shown at its
+    own size, or shrunk to the column's width (the crop first)."""
+    return height * DPI * min(1.0, PHONE_COLUMN / ((width - CROP) * DPI))
 
 # --- inks --------------------------------------------------------------------------------------
 INK = "#222222"  #: values, titles

@@ -307,13 +307,104 @@ def test_unknown_name_suggests_the_closest():
 
 
 def test_worked_example_picture_fits_a_phone():
+    """One example within 360 px; two within the widest figure; either at most one phone screen
+    tall on a 390 px phone (shown shrunk to its column when wider)."""
     import matplotlib.pyplot as plt
+
+    from gatherbook.figures import style
     for p in ALL:
         fig = show(p.name)
-        w, h = fig.get_size_inches() * fig.dpi
+        w, h = fig.get_size_inches()
         plt.close(fig)
-        assert w <= 360, f"{p.name}: the worked example is {w:.0f} px wide"
-        assert h <= 700, f"{p.name}: the worked example is {h:.0f} px tall, more than a phone's screen"
+        limit = style.MAX_WIDTH if p.second_example is not None else 3.6
+        assert w <= limit + 1e-9, f"{p.name}: the worked example is {w * 100:.0f} px wide"
+        assert style.phone_height(w, h) <= style.PHONE_SCREEN, \
+            f"{p.name}: the worked example is {style.phone_height(w, h):.0f} px tall on a phone, more than its screen"
+
+
+#: the puzzles whose one example does not show the pattern: their second example and the pattern
+SECOND = {"rotate": "k > N", "leading_rows": "a repeated column", "unravel": "size-1 dims",
+          "packed_positions": "an empty sequence", "frequency_penalty": "alpha alone",
+          "segment_softmax": "exp overflows", "priority_slots": "exactly C tokens"}
+
+
+def test_at_least_six_puzzles_draw_a_second_example():
+    assert {p.name.split(".", 1)[1] for p in ALL if p.second_example is not None} == set(SECOND)
+
+
+@pytest.mark.parametrize("p", [p for p in ALL if p.second_example is not None], ids=lambda p: p.name)
+def test_a_second_example_is_a_valid_case_with_its_words(p):
+    """It is one of the puzzle's edge cases (not the first), or a case of its own on which the
+    reference and the loops run and agree; both editions have its caption line and the first's."""
+    second = p.second_example
+    if isinstance(second, int):
+        assert 0 < second < len(p.edge_cases), \
+            f"{p.name}: second_example={second} names no edge case after the first (1 to {len(p.edge_cases) - 1})"
+        case = p.edge_cases[second]
+    else:
+        case = second
+        assert isinstance(case, tuple) and len(case) == len(p.args), f"{p.name}: a case is a tuple of {p.args}"
+    copy = [a.clone() if isinstance(a, torch.Tensor) else a for a in case]
+    want, loops = p.reference(*copy), p.spec(*[a.clone() if isinstance(a, torch.Tensor) else a for a in case])
+    assert want.shape == loops.shape and want.dtype == loops.dtype
+    assert torch.allclose(want.double(), loops.double(), rtol=p.rtol, atol=p.atol, equal_nan=True), p.name
+    assert p.examples() == [p.edge_cases[0], case]
+    for lang in ("en", "zh"):
+        lines = of(p.name, lang)["examples"]
+        assert set(lines) == {"a", "b"} and all(lines.values()), (p.name, lang)
+
+
+def test_only_a_puzzle_with_a_second_example_has_example_lines():
+    for lang in ("en", "zh"):
+        assert {p.name for p in ALL if "examples" in of(p.name, lang)} == \
+            {p.name for p in ALL if p.second_example is not None}, lang
+
+
+@pytest.mark.parametrize("short, side_by_side", [("rotate", True), ("packed_positions", False)])
+def test_two_examples_stand_side_by_side_where_they_fit_else_one_under_the_other(short, side_by_side):
+    """Headed (a) and (b): (b) right of (a) at its height, or below it at its left edge; the
+    drawn width decides (packed_positions' 8 positions beside 5 are too wide)."""
+    import matplotlib.pyplot as plt
+
+    fig = show("puzzles." + short)
+    fig.draw_without_rendering()
+    heads = {t.get_text(): t.get_window_extent() for t in fig.texts if t.get_text() in ("(a)", "(b)")}
+    plt.close(fig)
+    a, b = heads["(a)"], heads["(b)"]
+    if side_by_side:
+        assert b.x0 > a.x1 and abs(b.y0 - a.y0) < 1
+    else:
+        assert abs(b.x0 - a.x0) < 1 and b.y1 < a.y0
+
+
+def test_every_puzzles_failure_picture_is_at_most_a_phone_screen_tall():
+    """Its first case, answered with the values moved (yours beside the expected, or stacked)
+    and with the wrong shape: no wider than a figure, no taller than a phone's screen at 390 px."""
+    from types import SimpleNamespace
+
+    import matplotlib.pyplot as plt
+
+    from gatherbook.exercises.messages import scalar
+    from gatherbook.figures import style
+    from gatherbook.figures.checks import draw_failed_case
+
+    tall = []
+    for p in ALL:
+        name, case = p.name, p.edge_cases[0]
+        want = p.spec(*[a.clone() if isinstance(a, torch.Tensor) else a for a in case])
+        moved = ~want if want.dtype == torch.bool else want.flip(-1) + 1
+        for got in (moved, want.unsqueeze(0)):
+            differs = want != got if want.shape == got.shape else None
+            fig = draw_failed_case(SimpleNamespace(status="failed", kind="values" if differs is not None else "shape",
+                                                   inputs=case, expected=want, got=got, differs=differs), p.args, scalar)
+            if fig is None:  # what draw_failed_case gives for a picture taller than a phone's screen
+                tall.append(f"{name} {tuple(got.shape)}: no picture")
+                continue
+            w, h = fig.get_size_inches()
+            plt.close(fig)
+            if w > style.MAX_WIDTH + 1e-9 or style.phone_height(w, h) > style.PHONE_SCREEN:
+                tall.append(f"{name} {tuple(got.shape)}: {w * 100:.0f} x {h * 100:.0f} px")
+    assert not tall, tall
 
 
 #: the puzzles whose target copies values of an input (a gather, a move): their picture links them

@@ -320,3 +320,60 @@ def test_a_puzzle_case_is_drawn_by_the_grid_renderer_and_fits_a_phone():
     assert {"x[0]", "x[3]"} <= {t.get_text() for t in fig.texts}, "every slice, labelled"
     assert draw_case([("yours", "IndexError", "yours")]) is not None, "an error's name is one cell"
     assert draw_case([("x", torch.zeros(9, 2), "input")]) is None, "too many rows to draw"
+
+
+def _box(fig, gid: str):
+    """Where the cell called ``gid`` is drawn, in display units (y up)."""
+    fig.draw_without_rendering()
+    return next(a for a in fig.findobj(matplotlib.patches.Rectangle) if a.get_gid() == gid).get_window_extent()
+
+
+def _failed(expected: torch.Tensor, got: torch.Tensor, **inputs):
+    from types import SimpleNamespace
+
+    from gatherbook.exercises.messages import scalar
+    from gatherbook.figures.checks import draw_failed_case
+
+    differs = expected != got if expected.shape == got.shape else None
+    result = SimpleNamespace(status="failed", kind="values" if differs is not None else "shape",
+                             inputs=tuple(inputs.values()), expected=expected, got=got, differs=differs)
+    return draw_failed_case(result, tuple(inputs), scalar)
+
+
+def test_a_failed_puzzle_case_draws_yours_beside_the_expected_on_one_scale():
+    expected = torch.tensor([[4.0, 5.0], [8.0, 1.5]])
+    fig = _failed(expected, torch.tensor([[4.0, 5.0], [8.0, -10.25]]), x=torch.arange(12).reshape(3, 4),
+                  idx=torch.tensor([2, 0, 3]))
+    e, y, x = _box(fig, "expected[1,1]"), _box(fig, "yours[1,1]"), _box(fig, "x[2,3]")
+    assert y.x0 > e.x1 and abs(y.y0 - e.y0) < 0.5, "yours beside the expected, row in line with row"
+    assert abs(y.width - e.width) < 0.5, "one scale: cells of one width (-10.25 is wider than 1.5)"
+    assert x.y0 > e.y1, "the inputs above"
+    assert _marked(fig) == {"yours[1,1]"}
+    assert fig.get_size_inches()[0] <= style.MAX_WIDTH
+    plt.close(fig)
+
+
+def test_a_failed_case_too_wide_side_by_side_is_stacked():
+    """Rows of 10: expected and yours side by side would be wider than a figure may be."""
+    expected = torch.arange(20).reshape(2, 10)
+    fig = _failed(expected, expected.flip(1), x=expected)
+    e, y = _box(fig, "expected[1,0]"), _box(fig, "yours[0,0]")
+    assert abs(y.x0 - e.x0) < 0.5 and y.y1 < e.y0, "yours under the expected"
+    assert fig.get_size_inches()[0] <= style.MAX_WIDTH
+    plt.close(fig)
+
+
+def test_a_failed_case_taller_than_a_phone_screen_is_left_to_the_text():
+    """Nine inputs of ten values: about 1,000 px on a phone, more than its screen."""
+    expected = torch.arange(16).reshape(8, 2)
+    assert _failed(expected, expected + 1, **{f"x{k}": torch.arange(10) * 111 for k in range(9)}) is None
+    assert _failed(expected, expected + 1, **{f"x{k}": torch.arange(10) * 111 for k in range(2)}) is not None
+
+
+def test_a_failed_case_of_several_slices_pairs_slice_k_with_slice_k():
+    """(2, 2, 2) beside (2, 2, 2) is too wide in one row: expected[k] | yours[k], row by row."""
+    expected = torch.arange(8).reshape(2, 2, 2) * 11
+    fig = _failed(expected, expected + 1, x=torch.arange(20).reshape(5, 4))
+    e0, y0, e1 = _box(fig, "expected[0,1,1]"), _box(fig, "yours[0,1,1]"), _box(fig, "expected[1,0,0]")
+    assert y0.x0 > e0.x1 and abs(y0.y0 - e0.y0) < 0.5 and e1.y1 < e0.y0
+    plt.close(fig)

@@ -319,6 +319,7 @@ def _rotate_cases(draw):
     mistakes=[Mistake("rotate_right", lambda x, k: x.gather(1, ((torch.arange(x.shape[1]) - k) % x.shape[1]).expand_as(x))),
               Mistake("no_modulo", lambda x, k: x.gather(1, (torch.arange(x.shape[1]) + k).expand_as(x))),
               Mistake("index_1d", lambda x, k: x.gather(1, (torch.arange(x.shape[1]) + k) % x.shape[1]))],
+    second_example=1,                             # drawn beside the first: k > N wraps: k = 4 reads what k = 1 reads
     taught_in="01_gather_basics",
     atol=1e-6,
 )

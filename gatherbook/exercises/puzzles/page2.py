@@ -49,6 +49,7 @@ def _leading_rows_cases(draw):
     mistakes=[Mistake("one_row", lambda x, cols, R: x.gather(1, cols.unsqueeze(0))),
               Mistake("all_rows", lambda x, cols, R: x.gather(1, cols.expand(x.shape[0], -1))),
               Mistake("column_index", lambda x, cols, R: x.gather(1, cols.unsqueeze(1).expand(-1, R)))],
+    second_example=1,                             # drawn beside the first: R = B, a column named twice: copied twice
     taught_in="01_gather_basics",
     atol=1e-6,
 )
@@ -225,6 +226,7 @@ def _unravel_cases(draw):
               Mistake("true_division", lambda flat, A, B, C: torch.stack([flat / (B * C), flat / C % B, flat % C], 1))],
     wrong=[Wrong(lambda flat, A, B, C: torch.stack([flat / (B * C), flat // C % B, flat % C], 1),
                  hint="generic.true_division", kind="dtype", why="one `/` among the `//`: fractions in int64 coordinates")],
+    second_example=1,                             # drawn beside the first: size-1 dims: their coordinate is always 0
     taught_in="04_vision_patches",
     atol=0,
 )

@@ -189,6 +189,7 @@ def _starts_of_tokens(lengths, T):
                   0, (torch.arange(T)[:, None] >= n.cumsum(0)).sum(1))),
               Mistake("strict_compare", lambda n, T: torch.arange(T) - (n.cumsum(0) - n).gather(
                   0, (torch.arange(T)[:, None] > n.cumsum(0)).sum(1).clamp(max=max(n.shape[0] - 1, 0))))],
+    second_example=1,                             # drawn beside the first: an empty sequence takes no token
     taught_in="02_token_logprobs",
     atol=0,
 )
@@ -311,6 +312,7 @@ def _pad_as_index(logits, history, alpha, beta):  # a -1 in history: "index -1 i
               Mistake("presence_per_use", lambda lg, h, a, b: lg - (a + b) * _counts(h, lg.shape[1])),
               Mistake("added", lambda lg, h, a, b: lg + a * _counts(h, lg.shape[1]) + b * (_counts(h, lg.shape[1]) > 0)),
               Mistake("pad_as_index", _pad_as_index)],
+    second_example=2,                             # drawn beside the first: beta = 0: alpha per use, beta once
     taught_in="07_generation",
     atol=1e-5,
 )

@@ -332,6 +332,7 @@ def _softmax_by(v, s, S, shift):
               Mistake("global_softmax", lambda v, s, S: v.softmax(0)),
               Mistake("scatter_not_add", lambda v, s, S: (lambda e: e / torch.zeros(S).scatter(0, s, e).gather(0, s))(
                   (v - torch.full((S,), -INF).scatter_reduce(0, s, v, "amax").gather(0, s)).exp()))],
+    second_example=(f([100.0, 101.0]), t([0, 0]), 1),  # drawn beside the first: exp(100) overflows
     taught_in="05_scatter",
     atol=1e-5,
 )

@@ -274,6 +274,7 @@ def _token_order(expert, E):
                   _token_order(e.gather(0, order), E) < C, _token_order(e.gather(0, order), E), -1))(
                   s.argsort(descending=True, stable=True))),
               Mistake("unstable_sort", lambda e, s, E, C: _by_sort(e, s, E, C, stable=False))],
+    second_example=1,                             # drawn beside the first: exactly C tokens: none dropped
     taught_in="07_generation",
     atol=0,
 )
