@@ -89,10 +89,13 @@
   const CJK_STOP_SPLIT = new RegExp(CJK_QUESTION_STOP.join("|"), "g");
 
   // The Chinese words of a query: its runs of Chinese cut at the question words, pieces of two
-  // characters or more ("gather 的 dim 到底怎么理解" -> 理解).
+  // characters or more ("gather 的 dim 到底怎么理解" -> 理解). A query of question words alone
+  // ("为什么", "是什么意思") is searched as typed.
   function chinesePieces(query) {
-    return [...new Set((query.match(CJK_RUNS) || [])
-      .flatMap((run) => run.split(CJK_STOP_SPLIT)).filter((piece) => piece.length > 1))];
+    const runs = (query.match(CJK_RUNS) || []).filter((run) => run.length > 1);
+    const pieces = runs.flatMap((run) => run.split(CJK_STOP_SPLIT)).filter((piece) => piece.length > 1);
+    const other = typedNames(query).size || (query.replace(CJK_RUNS, " ").match(NUMBER) || []).length;
+    return [...new Set(pieces.length || other ? pieces : runs)];
   }
 
   // The words of a heading or of a typed question, stemmed and without a trailing underscore, so
