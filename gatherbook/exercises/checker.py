@@ -537,7 +537,7 @@ class _Run:
         self.n = len(self.cases)
         self.k = 0  # the case being checked (for a time-out)
         self._outcomes: dict[tuple, _Outcome] = {}
-        self.guard = guard.rule(ex.allowed, ex.limits) if ex.allowed else None  # the operations rule
+        self.guard = guard.rule(ex.allowed, ex.limits, ex.args) if ex.allowed else None  # the operations rule
         self.rules = list(ex.rules) + ([self.guard] if self.guard else [])
         self.searched: int | None = None
         self.found_case: int | None = None

@@ -137,10 +137,13 @@ class Forbidden(Exception):
     def facts(self) -> dict:
         """What the message says: ``how`` (``loop``, ``loop_in`` (a loop in a function the answer
         calls), ``recursion``, ``call_loop`` (``map``, ``sorted`` ... with a function), ``index``,
-        ``index_list``, ``limit``, ``python``, ``tamper`` or ``op``)."""
+        ``index_list``, ``slicing`` or ``slice_write`` (where a puzzle takes slicing away; ``what``
+        was indexed), ``limit``, ``python``, ``tamper`` or ``op``)."""
         if self.loop is not None:
             how = self.how or ("loop_in" if self.where else "loop")
             return {"how": how, "op": self.op, "line": self.loop[0], "where": self.where or ""}
+        if self.how in ("slicing", "slice_write"):  # what was indexed: `cols[None]`
+            return {"how": self.how, "op": self.op, "what": self.where or ""}
         if self.how:
             return {"how": self.how, "op": self.op}
         if self.op == "x[tensor]":
@@ -188,16 +191,31 @@ def _fancy(key: Any) -> str | None:
     return "x[list]"
 
 
+def _key_text(key: Any) -> str:
+    """An index key as the reader wrote it: ``None``, ``:, 0``, ``..., None``, ``1:3``."""
+    if isinstance(key, tuple):
+        return ", ".join(map(_key_text, key))
+    if key is Ellipsis:
+        return "..."
+    if isinstance(key, slice):
+        parts = ["" if v is None else str(v) for v in (key.start, key.stop, key.step)]
+        return ":".join(parts[:2] if key.step is None else parts)
+    return str(key)
+
+
 class OpsGuard(TorchFunctionMode):
     """Raise :class:`Forbidden` on the first torch call whose name is not in ``allowed``.
 
-    ``limits`` caps how many times some operations may run (``{"argsort": 1}``).
+    ``limits`` caps how many times some operations may run (``{"argsort": 1}``); ``names`` gives
+    the reader's name of each input (by ``id``), so that a refused slice says what was indexed.
     """
 
-    def __init__(self, allowed: Iterable[str], limits: dict[str, int] | None = None):
+    def __init__(self, allowed: Iterable[str], limits: dict[str, int] | None = None,
+                 names: dict[int, str] | None = None):
         super().__init__()
         self.allowed = frozenset(allowed)
         self.limits = dict(limits or {})
+        self.names = dict(names or {})
         self.counts: dict[str, int] = {}
         self.broken: Forbidden | None = None  # the first fault (kept: the answer may catch it)
 
@@ -221,6 +239,9 @@ class OpsGuard(TorchFunctionMode):
             raise self.fault(Forbidden(name))
         if name in TEXT:
             return "tensor(…)"
+        if name in ("x[...]", "x[...] =") and name not in self.allowed:  # slicing where a puzzle takes it away
+            what = f"{self.names.get(id(args[0]), 'tensor')}[{_key_text(args[1])}]" if len(args) > 1 else name
+            raise self.fault(Forbidden(name, how="slicing" if name == "x[...]" else "slice_write", where=what))
         if name not in FREE and name not in self.allowed:
             raise self.fault(Forbidden(name))
         if name in self.limits:
@@ -361,13 +382,14 @@ def loop_line(fn: Callable[..., Any]) -> int | None:
 
 
 def guarded_call(fn: Callable[..., Any], args: tuple, allowed: Iterable[str],
-                 limits: dict[str, int] | None = None) -> Any:
+                 limits: dict[str, int] | None = None, names: Iterable[str] = ()) -> Any:
     """Call ``fn(*args)`` with the guard and the tracer on; :class:`Forbidden` propagates (a loop
-    written in ``fn``, before anything runs), also when the answer caught it."""
+    written in ``fn``, before anything runs), also when the answer caught it. ``names``: the
+    arguments' names, for the message."""
     own = getattr(inspect.unwrap(fn), "__code__", None)  # the reader's (the checker wraps it)
     if own is not None and (fault := _written_fault(own)) is not None:
         raise fault
-    guard = OpsGuard(allowed, limits)
+    guard = OpsGuard(allowed, limits, {id(a): n for n, a in zip(names, args) if isinstance(a, torch.Tensor)})
     tracer = Tracer(guard, own)
     old = sys.gettrace()
     try:
@@ -391,24 +413,35 @@ def guarded_call(fn: Callable[..., Any], args: tuple, allowed: Iterable[str],
 
 
 def ops_text(allowed: Iterable[str], group: str = "{ops}", sep: str = "; ",
-             names: dict[str, str] | None = None) -> str:
-    """The allowed operations, grouped: ``gather; + - * ...; x[...] view ...``; each group is
+             names: dict[str, str] | None = None, op_names: dict[str, str] | None = None,
+             list_sep: str = ", ") -> str:
+    """The allowed operations, grouped: ``gather; + - * ...; view reshape ...``; each group is
     written with ``group`` (``{ops}``, and ``{name}``: its name in ``names``), joined by ``sep``.
+    An operation that ``op_names`` words (``x[...]``: "slicing and None-indexing", as the Practice
+    pages write it) is written so, after its group's other members and ``list_sep``.
     Each is listed once: a name given twice, or one that a listed group holds, is not repeated."""
     listed = list(dict.fromkeys(allowed))  # ("scatter",) + a page's base that holds "scatter" too
     grouped = {name for op in listed for name in GROUPS.get(op, ())}
-    return sep.join(group.format(ops=" ".join(GROUPS[op]), name=(names or {}).get(op, op)) if op in GROUPS
-                    else op for op in listed if op in GROUPS or op not in grouped)
+    words = op_names or {}
+
+    def members(ops: Iterable[str]) -> str:
+        ops = list(ops)
+        plain = " ".join(o for o in ops if o not in words)
+        return list_sep.join([plain] * bool(plain) + [words[o] for o in ops if o in words])
+
+    return sep.join(group.format(ops=members(GROUPS[op]), name=(names or {}).get(op, op)) if op in GROUPS
+                    else members([op]) for op in listed if op in GROUPS or op not in grouped)
 
 
-def rule(allowed: Iterable[str], limits: dict[str, int] | None = None) -> Rule:
+def rule(allowed: Iterable[str], limits: dict[str, int] | None = None, names: Iterable[str] = ()) -> Rule:
     """The rule of an exercise with ``allowed``: the answer calls only those operations (at most
-    ``limits`` times) and runs no Python loop; its facts say which call broke it."""
-    ops = expand(allowed)
+    ``limits`` times) and runs no Python loop; its facts say which call broke it (``names``: the
+    arguments', to say which input a refused slice indexed)."""
+    ops, names = expand(allowed), tuple(names)
 
     def test(fn: Callable[..., Any], case: tuple) -> dict | None:
         try:
-            guarded_call(fn, case, ops, limits)
+            guarded_call(fn, case, ops, limits, names)
         except Forbidden as e:
             return e.facts()
         except Exception as e:  # the values were right without the guard: it raised only under it

@@ -88,10 +88,10 @@ def hint(result, lang: str) -> str | None:
 
 def _allowed(allowed, lang: str) -> str:
     """The allowed operations in ``lang``: each group as the words file writes it (its name first
-    in Chinese), joined as the language joins a list."""
+    in Chinese), joined as the language joins a list; slicing in the Practice pages' words."""
     words = table(lang)
     return ops_text(allowed, words["checker"]["guard.group"], words["checker"]["guard.sep"],
-                    words["practice"]["groups"])
+                    words["practice"]["groups"], words["practice"]["op_names"], words["practice"]["list_sep"])
 
 
 def _kind_line(ex, kind: str, facts: Mapping[str, Any], lang: str) -> str:
@@ -110,6 +110,17 @@ def _kind_line(ex, kind: str, facts: Mapping[str, Any], lang: str) -> str:
     return text(lang, "kind." + kind, **facts)
 
 
+def _heading(r, ex) -> str:
+    """The words key of a failure's first line: a rule refused the answer (no case failed for its
+    values), a case the search drew, an edge case of a puzzle (whose cases are its edge cases and the
+    one the search found, as its passing line counts them), or a case of a chapter exercise."""
+    if r.kind == "rule":
+        return "refused"
+    if r.found:
+        return "failed.found"
+    return "failed.edge" if ex.strategy is not None and ex.random_case is None else "failed"
+
+
 def render(result, ex, lang: str) -> str:
     """The text of ``result`` (a check of exercise ``ex``) in ``lang``: what the answer printed
     during the check, summarised, first; then the verdict, what differed on the first failing case
@@ -122,9 +133,7 @@ def render(result, ex, lang: str) -> str:
     if r.status in ("passed", "not_attempted", "timeout"):  # one sentence
         return "\n".join(lines + [text(lang, r.status, name=r.name, n=r.n_cases, case=r.case,
                                         **r.facts)])
-    lines.append(text(lang, "failed", name=r.name, case=r.case, n=r.n_cases))
-    if r.found:
-        lines.append(text(lang, "found"))
+    lines.append(text(lang, _heading(r, ex), name=r.name, case=r.case, n=r.n_cases))
     lines.append(_kind_line(ex, r.kind, r.facts, lang))
     if r.kind == "rule" and r.facts["rule"] == "allowed_ops":  # the values were right: no case to show
         return "\n".join(lines)

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from gatherbook.exercises import get, run_check
+from gatherbook.exercises.words import table
 
 
 @pytest.mark.parametrize("answer, op", [
@@ -263,3 +264,31 @@ def test_an_in_place_sum_is_the_sum():
         return out
     r = run_check("puzzles.pick_per_row", pick_per_row, lang="en")
     assert r.passed, r.message
+
+
+def test_a_refusal_is_headed_as_the_rule_and_says_what_was_indexed():
+    """Issue 35's trial learner: `cols[None]` in leading_rows (whose Operations line takes slicing and
+    None-indexing away) was headed "case 1 of 5 failed" and told "your answer calls `x[...]`"."""
+    for lang, heading in (("en", "✘ puzzles.leading_rows: refused by the rule\n"),
+                          ("zh", "✘ puzzles.leading_rows：答案不符合规则，未被接受\n")):
+        r = run_check("puzzles.leading_rows", lambda x, cols, R: x.gather(1, cols[None].expand(R, -1)), lang=lang)
+        assert (r.kind, r.facts["how"], r.facts["what"]) == ("rule", "slicing", "cols[None]"), r.message
+        assert r.message.startswith(heading) and "`cols[None]`" in r.message and "x[...]" not in r.message
+
+    def written(x, cols, R):
+        out = x.new_zeros(R, cols.shape[0])
+        out[:, :] = x.gather(1, cols.unsqueeze(0).expand(R, -1))
+        return out
+
+    r = run_check("puzzles.leading_rows", written, lang="en")
+    assert (r.facts["how"], r.facts["what"]) == ("slice_write", "tensor[:, :]"), r.message
+    r = run_check("puzzles.reverse", lambda x: x.flip(0), lang="en")  # a forbidden call: no case failed
+    assert r.message.startswith("✘ puzzles.reverse: refused by the rule\n"), r.message
+
+
+def test_the_allowed_list_writes_slicing_as_the_pages_do():
+    for lang in ("en", "zh"):
+        names = table(lang)["practice"]["op_names"]
+        m = run_check("puzzles.reverse", lambda x: x.flip(0), lang=lang).message
+        allowed = m.split("\n")[-1]
+        assert names["x[...]"] in allowed and names["x[...] ="] in allowed and "x[...]" not in allowed, m

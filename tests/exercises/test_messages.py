@@ -114,3 +114,16 @@ def test_the_allowed_list_names_each_operation_once():
         rank = _allowed(get("puzzles.rank").allowed, lang)
         scatter = group.format(name=table(lang)["practice"]["groups"]["scatter"], ops=" ".join(GROUPS["scatter"]))
         assert rank.count(scatter) == 1 and rank.count("scatter_add") == 1, rank
+
+
+def test_a_puzzles_failure_is_numbered_as_its_pass_counts():
+    """A passing puzzle says "right on 4 edge cases and 20 cases hypothesis drew"; a failure said
+    "case 5 of 5 failed" for the drawn one (issue 35): an edge case is an edge case of the 4, the
+    drawn one says so. A chapter exercise's cases are numbered as before."""
+    r = run_check("puzzles.pick_per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(), lang="en")
+    n = len(get("puzzles.pick_per_row").edge_cases)
+    assert r.message.startswith(f"✘ puzzles.pick_per_row: edge case {r.case} of {n} failed\n"), r.message
+    zh = run_check("puzzles.pick_per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)).squeeze(), lang="zh")
+    assert zh.message.startswith(f"✘ puzzles.pick_per_row：第 {r.case} 个边界用例（共 {n} 个）未通过\n"), zh.message
+    r = run_check("ch1.pick_per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)), lang="en")
+    assert r.message.startswith(f"✘ ch1.pick_per_row: case 1 of {r.n_cases} failed\n"), r.message
