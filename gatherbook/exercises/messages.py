@@ -26,10 +26,12 @@ def shape(t: torch.Tensor) -> str:
 
 
 def scalar(v: Any) -> str:
-    """A number as feedback prints it: floats with at most four decimals."""
+    """A number as feedback prints (and its pictures draw) it: floats with at most four decimals,
+    and a zero without a sign (``-0.0``, ``-0.00001``: ``0.0``; the values compared keep theirs)."""
     if isinstance(v, float):
         s = f"{v:.4f}".rstrip("0")
-        return s + "0" if s.endswith(".") else s
+        s = s + "0" if s.endswith(".") else s
+        return "0.0" if s == "-0.0" else s
     return str(v)
 
 

@@ -127,3 +127,20 @@ def test_a_puzzles_failure_is_numbered_as_its_pass_counts():
     assert zh.message.startswith(f"✘ puzzles.pick_per_row：第 {r.case} 个边界用例（共 {n} 个）未通过\n"), zh.message
     r = run_check("ch1.pick_per_row", lambda x, idx: x.gather(1, idx.unsqueeze(1)), lang="en")
     assert r.message.startswith(f"✘ ch1.pick_per_row: case 1 of {r.n_cases} failed\n"), r.message
+
+
+def test_a_negative_zero_is_printed_and_drawn_as_zero():
+    """pick_per_token's worked example holds -0.0 (`-coded(...) / 100`): its printout and its
+    pictures showed "-0.0" (issue 35). The values compared keep their sign; only the text drops it."""
+    from gatherbook.exercises import show
+    from gatherbook.exercises.messages import scalar
+
+    assert [scalar(v) for v in (-0.0, 0.0, -0.00001, -0.5, 1.25)] == ["0.0", "0.0", "0.0", "-0.5", "1.25"]
+    lp = get("puzzles.pick_per_token").edge_cases[0][0]
+    assert str(lp[0, 0, 0].item()) == "-0.0", "the case still holds a negative zero"
+    r = run_check("puzzles.pick_per_token", lambda lp, ids: lp.gather(2, ids.unsqueeze(2)), lang="en")
+    assert r.case == 1 and "-0.0," not in r.message and "-0.0 " not in r.message, r.message
+    assert "[[  0.0, -0.01" in r.message.replace("[[[", "[["), r.message
+    for fig in (show("puzzles.pick_per_token"), figure(r)):
+        cells = [t.get_text() for ax in fig.axes for t in ax.texts] + [t.get_text() for t in fig.texts]
+        assert "0.0" in cells and "-0.0" not in cells, cells
