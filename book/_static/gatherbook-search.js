@@ -26,8 +26,8 @@
  *
  * Readers type questions, not keywords. The words that phrase a question ("how do I",
  * "difference between", 的, 怎么, 有什么区别) are not searched; a word that no page holds
- * ("wrong", "big") asks nothing; and when fewer than three pages hold every other word, the
- * pages that hold most of them follow (rarer words weigh more). Pages rank by how much of the
+ * ("tensorflow") asks nothing; and when fewer than three pages hold every other word, the
+ * pages that hold half of them or more follow (more of them first; rarer words weigh more). Pages rank by how much of the
  * query their best section heading holds, so the answer's heading comes before a page that
  * merely mentions the words.
  */
@@ -220,7 +220,7 @@
 
   // The pages for the words of a query (each {key, kind, files: Map(file -> {score, full,
   // share})}). A page that holds every word the book has anywhere comes first (a word of no page
-  // asks nothing: "wrong", "big"); when fewer than FEW pages hold them all, the pages that hold
+  // asks nothing: "tensorflow"); when fewer than FEW pages hold them all, the pages that hold
   // half of them or more follow, those that hold more of them first. A word weighs the more the
   // fewer pages hold it ("gather" is in every page, "unravel_index" in one). Within each group a
   // page ranks by the weight of the words its best section title holds, then by the words in
