@@ -161,3 +161,19 @@ def test_reading_time_counts_prose_and_loops_not_hints_or_solutions():
             assert 3 <= minutes <= 30, (lang, number, minutes)
             item = table(lang)["practice"]["intro"]["time_item"]
             assert item.format(page=table(lang)["practice"]["page_numbers"][number], minutes=minutes) in intro
+
+
+def test_the_board_says_it_counts_since_the_kernel_started():
+    """The board lives in memory (gatherbook.exercises._BOARD): "solved in this session" left open
+    whether a restart, or another notebook, keeps it (issue 35). Each page's board words say what
+    the intro page says: since this notebook's kernel started, each notebook its own."""
+    for lang, words in (("en", ("kernel started", "restarting the kernel clears it", "each notebook")),
+                        ("zh", ("自内核启动以来", "重启内核就会清空", "每个 notebook"))):
+        seen = 0
+        for name, cells in practice_pages.notebooks().items():
+            if not name.startswith(f"{lang}/08_practice_"):
+                continue
+            board = ["".join(c["source"]) for c in cells if "".join(c["source"]).startswith(("## Your board", "## 你的进度"))]
+            assert len(board) == 1 and all(w in board[0] for w in words), (name, board)
+            seen += 1
+        assert seen == len(pages()), lang
