@@ -228,7 +228,6 @@ def _closing(ladder: list, lang: str) -> str:
     return line + (text(lang, "board.next") if not all(done[last + 1:]) else "")
 
 
-
 def reset_board() -> None:
     """Forget this session's results (tests use it)."""
     _BOARD.clear()
