@@ -367,15 +367,12 @@ def page_cells(k: int, lang: str) -> list[dict]:
     return cells
 
 
-# Reading time, counted as the chapters count theirs: prose at 200 English words (300 Chinese
-# characters) a minute, and each code cell a reader reads at half a minute.
-READING_RATE = {"en": 200, "zh": 300}
-
-
-def _prose_units(text: str, lang: str) -> int:
-    """English words, or Chinese characters plus the Latin words among them."""
-    latin = len(re.findall(r"[A-Za-z0-9_']+", text))
-    return latin + (len(re.findall(r"[\u4e00-\u9fff]", text)) if lang == "zh" else 0)
+# Reading time, counted as the chapters count theirs: prose at the edition's rate a minute (its
+# words file's practice.intro.reading_rate: 200 English words, 300 Chinese characters), and each
+# code cell a reader reads at half a minute.
+def _prose_units(text: str) -> int:
+    """Latin words, plus each Chinese character (a Chinese reader's unit)."""
+    return len(re.findall(r"[A-Za-z0-9_']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text))
 
 
 def reading_minutes(cells: list[dict], lang: str) -> int:
@@ -392,10 +389,10 @@ def reading_minutes(cells: list[dict], lang: str) -> int:
         if folded or "gatherbook" in cell["metadata"] or cell["metadata"].get("jupyter"):
             continue  # a solution, a folded hint
         if cell["cell_type"] == "markdown":
-            prose += _prose_units(text, lang)
+            prose += _prose_units(text)
         elif text.startswith("def "):
             code_cells += 1
-    return round(prose / READING_RATE[lang] + code_cells / 2)
+    return round(prose / words(lang)["intro"]["reading_rate"] + code_cells / 2)
 
 
 def intro_cells(lang: str) -> list[dict]:
