@@ -354,8 +354,14 @@
       headed(messageTitles(query, index.alltitles), 1e6);
       if (!first.length) return results;
       const pages = new Set(first.map((r) => r[0]));
-      // the page-level hits of the same pages go (their section is listed), the others stay
-      return [...results.filter((r) => !(pages.has(r[0]) && !r[2])), ...first];
+      // the page-level hits of the same pages go (their section is listed), and so does any hit
+      // of a section already added (Sphinx's own title hit of it: one section listed twice read
+      // "2 pages" for one); a section added twice stays once, at its best score
+      const place = (r) => `${r[0]}${r[2]}`;
+      const added = new Map();
+      first.forEach((r) => (!added.has(place(r)) || added.get(place(r))[4] < r[4]) && added.set(place(r), r));
+      return [...results.filter((r) => !(pages.has(r[0]) && !r[2]) && !added.has(place(r))),
+              ...added.values()];
     };
 
     // The article's text only (not the sidebars, buttons and header of the page).

@@ -166,3 +166,45 @@ def test_the_glossary_s_chinese_terms_index_their_english_terms(tmp_path):
                         "* - dimension (`dim`)\n  - 维度（`dim`）\n", encoding="utf8")
     assert glossary_terms(glossary) == (("环境", ("environment",)), ("状态", ("state",)),
                                         ("维度", ("dimension",)))
+
+
+# (edition, query, the heading of the section that answers it): the first hit is that section,
+# not only its page (a new reader's trial: the page came second, at another question's section)
+ANSWERING_SECTION = [
+    ("zh", "torch.gather 的 dim 参数怎么理解", "torch.gather 到底做了什么？dim 参数怎么理解？"),
+    ("en", "what does the dim argument of torch.gather mean",
+     "What does torch.gather do, and what does its dim argument mean?"),
+]
+
+
+def _section_ids(site, edition: str, heading: str) -> set[str]:
+    """The ids of the sections of the built questions page whose heading reads ``heading``."""
+    import html as html_lib
+    import re
+    text = (site["path"] / edition / "notebooks" / edition / f"{QUESTIONS}.html").read_text(encoding="utf8")
+    ids = set()
+    for m in re.finditer(r'<section id="([^"]+)">\s*(?:<span id="[^"]*"></span>)?<h\d>(.*?)<a class="headerlink"', text, re.S):
+        if html_lib.unescape(re.sub(r"<[^>]+>", "", m.group(2))).strip() == heading:
+            ids.add(m.group(1))
+    return ids
+
+
+@pytest.mark.parametrize("edition, query, heading", ANSWERING_SECTION,
+                         ids=[f"{e}-{q[:40]}" for e, q, _ in ANSWERING_SECTION])
+def test_the_first_hit_is_the_section_that_answers(site, search, edition, query, heading):
+    ids = _section_ids(site, edition, heading)
+    assert len(ids) == 1, f"{edition}: no one section headed {heading!r} ({ids})"
+    found = search(edition, query)
+    assert found[:1] == [f"{edition}/notebooks/{edition}/{QUESTIONS}.html#{ids.pop()}"], (
+        f"{edition}: searching {query!r} found {found[:3]}")
+
+
+# queries whose section was listed twice (Sphinx's hit of its title and the heading search's):
+# "匹配到 2 页" for one page
+LISTED_TWICE = [("zh", "tf.scatter_nd 在 pytorch 里怎么写"), ("en", "pytorch version of tf.scatter_nd")]
+
+
+@pytest.mark.parametrize("edition, query", LISTED_TWICE, ids=[f"{e}-{q[:40]}" for e, q in LISTED_TWICE])
+def test_no_section_is_listed_twice(search, edition, query):
+    found = search(edition, query)
+    assert found and len(found) == len(set(found)), f"{edition}: searching {query!r} found {found}"
