@@ -173,12 +173,13 @@ def show(name: str) -> "Figure | None":
     found = [copy_links(fn, case, target) for case, target in zip(cases, targets)]  # target cell -> its source
     source = next((f[0] for f in found if f is not None), None)
     panels, links = [], []
+    label = "expected"  # as the check's picture names it (not "target": smooth_labels' argument)
     for case, target, ids in zip(cases, targets, found):
-        panels.append([(a, v, "input") for a, v in zip(ex.args, case)] + [("target", target, "expected")])
+        panels.append([(a, v, "input") for a, v in zip(ex.args, case)] + [(label, target, "expected")])
         if ids is None and source is not None and isinstance(target, torch.Tensor):
             # the other example copies values, this one none: its source grey, its target plain
             ids = (source, np.full(tuple(case[source].shape), QUIET), np.full(tuple(target.shape), PLAIN))
-        links.append(None if ids is None else {ex.args[ids[0]]: ids[1], "target": ids[2]})
+        links.append(None if ids is None else {ex.args[ids[0]]: ids[1], label: ids[2]})
     if len(cases) == 1:
         return draw_case(panels[0], fmt=messages.scalar, links=links[0])
     return draw_examples(panels, links=links, fmt=messages.scalar)

@@ -450,3 +450,16 @@ def test_the_search_writes_nothing_into_the_source_tree():
 
     run_check("puzzles.reverse", lambda x: x.flip(0), lang="en")  # a search runs (and may cache)
     assert ROOT not in storage_directory("constants").path.parents
+
+
+def test_the_worked_examples_target_is_named_as_the_checks_picture_names_it():
+    """gb.show's target panel is "expected", as in the picture of a failed check; it was "target",
+    which smooth_labels' argument is named too (the two panels shared a title and its colours)."""
+    import matplotlib.pyplot as plt
+
+    import gatherbook as gb
+
+    fig = gb.show("puzzles.smooth_labels")
+    titles = [t.get_text().split("  ")[0] for t in fig.texts]
+    assert titles.count("target") == 1 and titles[-1] == "expected", titles
+    plt.close(fig)
