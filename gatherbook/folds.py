@@ -12,8 +12,11 @@ The fold is therefore the output itself::
         torch.gather(x, 1, torch.tensor([[-1]]))
 
 The notebook, the site and JupyterLab show a closed ``<details>`` whose summary says what it holds;
-the text inside is what the block printed (and the error it raised, as ``IndexError: ...``). The
-plain-text copy of the same output is what nbval compares and what a terminal shows.
+the text inside is what the block printed (and the error it raised, as ``IndexError: ...``), then
+the pictures the block drew through :func:`hold_figure` (a check's picture: ``gb.check`` inside the
+block, as under a find-the-bug exercise that asks the reader to predict its output first), as
+PNGs at twice their CSS size with alt text from the words. The plain-text copy of the same output
+is what nbval compares and what a terminal shows.
 """
 from __future__ import annotations
 
@@ -27,7 +30,26 @@ from gatherbook.wordbook import table
 from gatherbook.runtime import resolve
 
 
-def _show(text: str, label: str) -> None:
+_HELD: list[list[str]] = []  # per open fold (innermost last): the <img> tags of its pictures
+
+
+def hold_figure(fig, alt: str) -> bool:
+    """Put ``fig`` inside the innermost open :func:`folded` block's output, with ``alt`` as its
+    alt text; returns ``False`` (and keeps nothing) when no fold is open, so that the caller
+    displays it as usual."""
+    if not _HELD:
+        return False
+    from IPython.core.pylabtools import retina_figure
+
+    from gatherbook.figures.style import text_sizes
+
+    data, size = retina_figure(fig, base64=True, metadata=text_sizes(fig))
+    _HELD[-1].append(f'<img src="data:image/png;base64,{data.strip()}" width="{size["width"]}" '
+                     f'alt="{html.escape(alt)}" style="max-width: 100%; height: auto">')
+    return True
+
+
+def _show(text: str, label: str, images: list[str] = ()) -> None:
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -37,7 +59,7 @@ def _show(text: str, label: str) -> None:
         sys.stdout.write(text)
         return
     page = (f'<details class="predict-output"><summary>{html.escape(label)}</summary>'
-            f'<pre>{html.escape(text)}</pre></details>')
+            f'<pre>{html.escape(text)}</pre>{"".join(images)}</details>')
     display({"text/plain": text.rstrip("\n"), "text/html": page}, raw=True)
 
 
@@ -65,15 +87,19 @@ def folded(raises: type[BaseException] | tuple[type[BaseException], ...] | None 
     words = table(resolve(lang))["notebook"]
     out = io.StringIO()
     error = None
-    with contextlib.redirect_stdout(out):
-        try:
-            yield
-        except kinds as e:  # an empty tuple catches nothing
-            error = e
+    _HELD.append([])
+    try:
+        with contextlib.redirect_stdout(out):
+            try:
+                yield
+            except kinds as e:  # an empty tuple catches nothing
+                error = e
+    finally:
+        images = _HELD.pop()
     text = out.getvalue()
     if kinds and error is None:
         raise AssertionError(f"gb.folded(raises={raises!r}): the block raised nothing")
     if error is not None:
         message = str(error).strip().splitlines()
         text += f"{type(error).__name__}: {message[0] if message else ''}\n"
-    _show(text, words["folded_output"])
+    _show(text, words["folded_output"], images)

@@ -22,6 +22,8 @@ from collections.abc import Callable
 import torch
 from torch.nn import functional as F
 
+from gatherbook import args
+
 __all__ = [
     "greedy", "top_k_filter", "top_p_filter", "top_p_filter_gather", "sample", "repetition_penalty",
     "flat_topk", "beam_offsets", "reorder_cache", "beam_search",
@@ -148,6 +150,14 @@ def repetition_penalty(logits: torch.Tensor, ids: torch.Tensor, penalty: float) 
     return logits.scatter(-1, ids, seen)                               # repeats write equal values
 
 
+def _said(key: str, **values) -> str:
+    """The words file's ``generation.<key>`` message, in the notebook's language."""
+    from gatherbook.runtime import resolve
+    from gatherbook.wordbook import table
+
+    return table(resolve(None))["generation"][key].format(**values)
+
+
 # ---------------------------------------------------------------------------------------------
 # beam search
 
@@ -161,6 +171,8 @@ def flat_topk(scores: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor,
         raise ValueError(f"flat_topk: scores must be (B, K, V); got "
                          f"{tuple(scores.shape) if isinstance(scores, torch.Tensor) else type(scores).__name__}.")
     B, K, V = scores.shape
+    if args.integer("k", k, least=1) > K * V:
+        raise ValueError(_said("flat_topk_k", k=k, K=K, V=V, n=K * V, shape=tuple(scores.shape)))
     values, flat = scores.reshape(B, K * V).topk(k, dim=-1)  # (B, k) each
     return values, flat // V, flat % V
 
@@ -221,6 +233,9 @@ def route(router_logits: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tens
     Introduced in Chapter 7. Softmax over the ``E`` experts, keep the ``k`` largest, and
     renormalise them to sum to 1 (Mixtral's rule). ``weights`` keeps the logits' dtype.
     """
+    args.tensor("router_logits", router_logits, kind="float")
+    if args.integer("k", k, least=1) > router_logits.shape[-1]:
+        raise ValueError(_said("route_k", k=k, E=router_logits.shape[-1], shape=tuple(router_logits.shape)))
     probs = router_logits.softmax(-1)  # (T, E)
     weights, experts = probs.topk(k, dim=-1)  # (T, k) each
     return weights / weights.sum(-1, keepdim=True), experts

@@ -114,18 +114,22 @@ def figure(result: CheckResult) -> "Figure | None":
     return checks.draw_expected_got(result, messages.scalar)
 
 
-def _display(fig) -> None:
-    """Display ``fig`` under the printed text in a notebook; elsewhere just release it."""
+def _display(fig, lang: str | None = None) -> None:
+    """Display ``fig`` under the printed text in a notebook (inside an open ``gb.folded()``, in
+    its fold); elsewhere just release it."""
     import matplotlib.pyplot as plt
 
     from IPython import get_ipython
+
+    from gatherbook.folds import hold_figure
 
     shell = get_ipython()
     if shell is not None and getattr(shell, "kernel", None) is not None:
         from IPython.display import display
 
         sys.stdout.flush()
-        display(fig)
+        if not hold_figure(fig, table(resolve(lang))["notebook"]["check_picture_alt"]):
+            display(fig)  # (inside gb.folded() the picture goes in the fold)
     plt.close(fig)
 
 
@@ -151,7 +155,7 @@ def check(name: str, fn: Callable[..., Any], *, lang: str | None = None) -> None
     print(messages.fit(result.message))  # lines fit the page's code column (88 columns)
     fig = figure(result)
     if fig is not None:
-        _display(fig)
+        _display(fig, lang)
 
 
 def show(name: str) -> "Figure | None":

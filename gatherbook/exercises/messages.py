@@ -173,13 +173,16 @@ NO_LINE_END = set("（「『【《〈〔［｛“‘([{")
 TUPLE = re.compile(r"\([A-Za-z0-9_·.+\-*/ ]*(?:,[A-Za-z0-9_·.+\-*/ ]*)*\)|\[[A-Za-z0-9_·.+\-*/ ]*(?:,[A-Za-z0-9_·.+\-*/ ]*)*\]")
 #: the longest tuple kept whole: a longer one (a row of values) may break after its commas
 TUPLE_MAX = 24
+#: a code span, ```b * K ... b * K + K - 1```: kept whole up to CODE_MAX characters (issue 37)
+CODE = re.compile(r"`[^`\n]+`")
+CODE_MAX = 32
 
 
 def _pieces(line: str) -> list[str]:
     """``line`` cut where it may break: after a space and around every wide character, except
-    before closing punctuation, after an opening bracket and inside a short tuple (a shape)."""
-    whole = {i for m in TUPLE.finditer(line) if m.end() - m.start() <= TUPLE_MAX
-             for i in range(m.start() + 1, m.end())}
+    before closing punctuation, after an opening bracket and inside a short tuple (a shape) or a short code span."""
+    spans = [*((m, TUPLE_MAX) for m in TUPLE.finditer(line)), *((m, CODE_MAX) for m in CODE.finditer(line))]
+    whole = {i for m, most in spans if m.end() - m.start() <= most for i in range(m.start() + 1, m.end())}
     kept: list[str] = []
     for i, (prev, ch) in enumerate(zip(" " + line, line)):
         breaks = (prev == " " or _wide(prev) or _wide(ch)) and i not in whole

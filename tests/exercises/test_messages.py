@@ -43,6 +43,19 @@ def test_wrapped_lines_never_break_inside_a_shape_nor_inside_a_word():
             assert re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", " ".join(out)) == words, (width, out)
 
 
+def test_wrapped_hints_never_break_inside_a_short_code_span():
+    """``第 b * K ... b * K + K - 1 行`` broke as ``第 b *`` / ``K ... 行`` (issue 37): a code span up
+    to CODE_MAX characters stays on one line, in both editions' words."""
+    for lang in ("en", "zh"):
+        hint = table(lang)["exercises"]["ch7.reorder_beams"]["hints"]["no_batch_offset"]
+        spans = re.findall(r"`[^`]+`", hint)
+        assert "`b * K ... b * K + K - 1`" in spans, hint
+        for width in range(30, 89):
+            out = fit("likely mistake: " + hint, width).split("\n")
+            for span in (s for s in spans if len(s) <= 32):
+                assert sum(x.count(span) for x in out) == 1, (lang, width, span, out)
+
+
 def test_a_cpu_index_fed_to_gather_or_index_add_is_caught_by_the_device_probe():
     def reverse(x):  # right on the CPU; on a GPU the index made here stays on the CPU
         return x.gather(0, torch.arange(x.shape[0] - 1, -1, -1))

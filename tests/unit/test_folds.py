@@ -60,3 +60,38 @@ def test_without_a_notebook_it_prints_plainly(capsys):
     with gb.folded(lang="en"):
         print("plain")
     assert capsys.readouterr().out == "plain\n"
+
+
+def test_a_checks_picture_drawn_inside_the_block_goes_inside_the_fold(shown, monkeypatch):
+    """Under a find-the-bug exercise that asks the reader to predict first, the check's verdict
+    and its picture are the answer: drawn inside ``gb.folded()``, the picture is a PNG inside the
+    closed <details>, with alt text, and nothing is displayed outside it (issue 37)."""
+    import types
+
+    shell = InteractiveShell.instance()
+    monkeypatch.setattr(shell, "kernel", types.SimpleNamespace(), raising=False)  # as in a notebook
+
+    def stub(logits, k, u):  # the chapter's Exercise 7.1 stub: the rank, not the token id
+        values, ids = logits.topk(k, dim=-1)
+        cdf = values.softmax(-1).cumsum(-1)
+        return (cdf <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1).squeeze(-1)
+
+    with gb.folded(lang="en"):
+        gb.check("ch7.sample_top_k", stub, lang="en")
+    (out,) = shown  # one output: the fold (the figure was not displayed on its own)
+    assert "expected 3, got 1" in out["text/plain"] and "<img" not in out["text/plain"]
+    page = out["text/html"]
+    assert page.startswith('<details class="predict-output"><summary>') and page.endswith("</details>")
+    assert page.count('<img src="data:image/png;base64,') == 1
+    alt = table("en")["notebook"]["check_picture_alt"].replace("'", "&#x27;")
+    assert f'alt="{alt}"' in page
+    assert page.index("<pre>") < page.index("<img")
+
+
+def test_outside_a_fold_the_checks_picture_is_displayed_as_before(shown, monkeypatch):
+    import types
+
+    shell = InteractiveShell.instance()
+    monkeypatch.setattr(shell, "kernel", types.SimpleNamespace(), raising=False)
+    gb.check("ch7.sample_top_k", lambda logits, k, u: logits.argmax(-1), lang="en")
+    assert shown and all("text/html" not in getattr(o, "keys", lambda: ())() for o in shown)

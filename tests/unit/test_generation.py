@@ -101,6 +101,31 @@ def test_flat_topk_recovers_beam_and_token_with_div_and_mod():
         assert [(i, v) for _, i, v in ranked] == list(zip(beam[b].tolist(), token[b].tolist()))
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_flat_topk_and_route_say_what_k_may_be(lang):
+    """A k larger than the pairs (or experts) to choose from names k, the count and the range
+    (torch said only "selected index k out of range": issue 37), in the notebook's language."""
+    from gatherbook.wordbook import table
+
+    words = table(lang)["generation"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("gatherbook.runtime.language", lambda: lang)  # the notebook's language
+        with pytest.raises(ValueError) as flat:
+            flat_topk(torch.zeros(2, 2, 3), 7)
+        with pytest.raises(ValueError) as routed:
+            route(torch.zeros(4, 3), 4)
+    assert str(flat.value) == words["flat_topk_k"].format(k=7, K=2, V=3, n=6, shape=(2, 2, 3))
+    assert "[1, 6]" in str(flat.value) and "k = 7" in str(flat.value)
+    assert str(routed.value) == words["route_k"].format(k=4, E=3, shape=(4, 3))
+    assert "[1, 3]" in str(routed.value) and "k = 4" in str(routed.value)
+    with pytest.raises(ValueError, match="k must be an int >= 1, got 0"):
+        route(torch.zeros(4, 3), 0)
+    with pytest.raises(TypeError, match="k must be an int"):
+        flat_topk(torch.zeros(2, 2, 3), 2.0)
+    assert flat_topk(torch.zeros(2, 2, 3), 6)[0].shape == (2, 6)  # every pair: allowed
+    assert route(torch.zeros(4, 3), 3)[0].shape == (4, 3)
+
+
 def test_beam_offsets_add_b_times_k():
     assert beam_offsets(torch.tensor([[1, 0, 0], [2, 2, 1]])).tolist() == [1, 0, 0, 5, 5, 4]
     assert beam_offsets(torch.tensor([[1, 1]])).tolist() == [1, 1]

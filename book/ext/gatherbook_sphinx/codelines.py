@@ -5,7 +5,8 @@ there (``book/_static/figures.css``). Wrapped as one ``pre``, each wrapped part 
 and a break could fall inside a token (``manual_seed(7`` / ``))``): in Python a continuation that
 starts at column 0 reads as a dedented statement (issue 38). :class:`LineFormatter` writes every
 line as ``<span class="gb-line" style="--gb-indent: N">`` (N: the line's own indent in columns)
-and a ``<wbr>`` after each punctuation or operator token (an arrow ``->`` kept whole), so the stylesheet can give a wrapped
+and a ``<wbr>`` after each punctuation or operator token (an arrow ``->``, a minus sign and its
+number ``-5.0`` and a comment's short bracketed group ``# (B, K, V)`` kept whole), so the stylesheet can give a wrapped
 line a hanging indent deeper than its own and let it break only between tokens. The line's
 newline stays outside its span: copying the block (``innerText``) gives the source unchanged.
 
@@ -28,6 +29,12 @@ TAG = re.compile(r"<[^>]+>")
 # an arrow inside a string or comment (a docstring's ``(B, N)  ->  (B,)``): browsers may break
 # after a hyphen, and ``-`` / ``>`` on two lines is no arrow
 ARROW = '<span class="gb-nobreak">-&gt;</span>'
+# a minus sign written against its number (``-5.0``, ``x-1``): no break after the sign, which
+# on a phone left ``-`` at a line's end and ``5.0]]])`` on the next (issue 37)
+SIGNED = re.compile(r'(<span class="o">-</span>)<wbr>(<span class="(?:m[a-z]?|il)">[^<]*</span>)')
+# a short bracketed group in a comment, a shape such as ``# (B, K, V)``: kept on one line
+COMMENT = re.compile(r'(<span class="c1?">)([^<]*)(</span>)')
+SHORT_GROUP = re.compile(r"\([^()]{1,15}\)|\[[^\[\]]{1,15}\]")
 
 
 def indent_of(line_html: str) -> int:
@@ -41,6 +48,9 @@ def line_box(line_html: str) -> str:
     body = line_html.rstrip("\n")
     end = line_html[len(body):]
     body = BREAK_AFTER.sub(r"\1<wbr>", body).replace("-&gt;", ARROW)
+    body = SIGNED.sub(r'<span class="gb-nobreak">\1\2</span>', body)
+    body = COMMENT.sub(lambda m: m[1] + SHORT_GROUP.sub(r'<span class="gb-nobreak">\g<0></span>', m[2]) + m[3],
+                       body)
     return (f'<span class="{LINE_CLASS}" style="--gb-indent: {indent_of(body)}">{body}</span>{end}')
 
 
