@@ -64,3 +64,15 @@ def test_every_link_to_a_chapter_lands_on_the_section_it_names(edition):
 def test_both_editions_link_the_same_sections():
     en, zh = ([(target, anchor) for _, target, anchor in links(e)] for e in ("en", "zh"))
     assert en == zh
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_the_list_at_the_top_links_every_question_once(edition):
+    """The short list under the page's introduction links each question (each ### heading) once."""
+    page = ROOT / "notebooks" / edition / "09_questions.ipynb"
+    questions = [a for a, heading in headings_after_anchors(page).items() if heading]
+    cells = markdown(page)
+    heads = [line for text in cells for line in text.splitlines() if line.startswith("### ")]
+    listed = [m.group(3) for m in LINK.finditer(cells[2]) if m.group(2) == "09_questions.ipynb"]
+    anchored = [a for a in questions if a in listed]
+    assert len(heads) >= 40 and len(listed) == len(heads) == len(set(listed)) == len(anchored)
