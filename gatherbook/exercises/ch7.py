@@ -257,7 +257,9 @@ def top_p_remove(logits: torch.Tensor, p: float) -> torch.Tensor:
 
     A token is removed when the tokens ranked above it (by logit, descending) already hold
     probability ``>= p``; the most likely token is always kept. logits: (B, V) float with
-    distinct values in each row; p: float in [0, 1] (p = 1 keeps every token).
+    distinct values in each row; p: float in [0, 1] (p = 1 keeps every token except, in float32,
+    one so unlikely that the mass above it rounds to 1: the second of [0, -30]; transformers
+    5.23.0 skips top-p at p = 1, ``top_p < 1.0`` in generation/utils.py, line 1620).
     Returns (B, V) bool.
     """
     sorted_logits, order = logits.sort(dim=-1, descending=True)
@@ -453,6 +455,10 @@ def _dispatch_unsorted(x, experts):
     return x.repeat_interleave(experts.shape[1], dim=0)
 
 
+def _dispatch_unstable(x, experts):  # argsort() keeps no order among equal experts
+    return x.index_select(0, experts.reshape(-1).argsort() // experts.shape[1])
+
+
 def _experts(g: torch.Generator, T: int, E: int, k: int) -> torch.Tensor:
     return torch.stack([torch.randperm(E, generator=g)[:k] for _ in range(T)])
 
@@ -490,6 +496,9 @@ def _dispatch_gather(x, experts):
         (torch.arange(6.0).reshape(3, 2), _t([[1, 0], [0, 2], [2, 1]])),  # values = positions
         (_moe_x(74, 4, 3), _t([[3, 1], [1, 0], [0, 3], [2, 1]])),
         (_moe_x(75, 1, 2), _t([[2, 0, 1]])),                               # one token, k = 3
+        # 24 pairs, 8 per expert: long enough that argsort() without stable=True reorders equal
+        # experts on the CPU (it keeps their order on a short row)
+        (torch.arange(24.0).reshape(12, 2), torch.stack([torch.arange(12) % 3, (torch.arange(12) + 1) % 3], 1)),
     ],
     random_case=_dispatch_random,
     seed=704,
@@ -498,9 +507,12 @@ def _dispatch_gather(x, experts):
         Mistake("order_as_token", _dispatch_order_as_token),
         Mistake("mod_instead_of_div", _dispatch_mod),
         Mistake("not_sorted", _dispatch_unsorted),
+        Mistake("unstable_sort", _dispatch_unstable),
     ],
     right=[_dispatch_loop, _dispatch_where, _dispatch_gather],
-    wrong=[Wrong(lambda x, experts: moe_dispatch(x, experts).detach(), hint="generic.no_grad", kind="no_grad")],
+    wrong=[Wrong(lambda x, experts: moe_dispatch(x, experts).detach(), hint="generic.no_grad", kind="no_grad"),
+           Wrong(lambda x, experts: x[experts.flatten().sort().indices // experts.shape[1]], hint="unstable_sort",
+                 kind="values", why="sort() without stable=True: the same unstable order")],
 )
 def moe_dispatch(x: torch.Tensor, experts: torch.Tensor) -> torch.Tensor:
     """Token rows grouped by expert: ``x`` (T, H), ``experts`` (T, k) int64 -> (T * k, H).
@@ -531,6 +543,25 @@ def _combine_wrong_dim(y, order, weights):
     T, k = weights.shape
     w = weights.reshape(-1)[order]
     return torch.zeros(T, y.shape[1]).index_add_(1, order // k, y * w[:, None])
+
+
+def _combine_written(y, order, weights):  # each token's rows written, not added: the last one stays
+    T, k = weights.shape
+    w = weights.reshape(-1)[order]
+    return torch.zeros(T, y.shape[1]).index_copy_(0, order // k, y * w[:, None])
+
+
+def _combine_written_scatter(y, order, weights):
+    T, k = weights.shape
+    w = weights.reshape(-1)[order]
+    return torch.zeros(T, y.shape[1]).scatter(0, (order // k)[:, None].expand(-1, y.shape[1]), y * w[:, None])
+
+
+def _combine_written_setitem(y, order, weights):
+    T, k = weights.shape
+    out = torch.zeros(T, y.shape[1])
+    out[order // k] = y * weights.reshape(-1)[order][:, None]
+    return out
 
 
 def _combine_case(g: torch.Generator, T: int, k: int, H: int):
@@ -590,9 +621,12 @@ def _combine_loop(y, order, weights):
         Mistake("weights_unsorted", _combine_weights_unsorted),
         Mistake("no_weights", _combine_no_weights),
         Mistake("index_add_wrong_dim", _combine_wrong_dim),
+        Mistake("written_not_added", _combine_written),
     ],
     right=[_combine_scatter_add, _combine_unsort, _combine_loop],
-    wrong=[Wrong(lambda y, order, weights: moe_combine(y, order, weights).detach(), hint="generic.no_grad", kind="no_grad")],
+    wrong=[Wrong(lambda y, order, weights: moe_combine(y, order, weights).detach(), hint="generic.no_grad", kind="no_grad"),
+           Wrong(_combine_written_scatter, hint="written_not_added", kind="values", why="scatter: the last row written stays"),
+           Wrong(_combine_written_setitem, hint="written_not_added", kind="values", why="out[order // k] = ...")],
 )
 def moe_combine(y_sorted: torch.Tensor, order: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     """Each token's weighted sum of its expert outputs: -> (T, H).
@@ -625,6 +659,10 @@ def _route_dim0(router_logits, k):
     weights, experts = router_logits.softmax(-1).topk(k, dim=-1)
     weights = weights / weights.sum(-1, keepdim=True)
     return torch.zeros_like(router_logits).scatter(0, experts, weights)
+
+
+def _route_no_top_k(router_logits, k):  # the softmax over every expert: no top-k at all
+    return router_logits.softmax(-1)
 
 
 def _route_random(g: torch.Generator):
@@ -664,6 +702,7 @@ def _route_one_hot(router_logits, k):
         Mistake("not_renormalised", _route_not_renormalised),
         Mistake("masked_with_zero", _route_zero_masked),
         Mistake("scatter_dim0", _route_dim0),
+        Mistake("no_top_k", _route_no_top_k),
     ],
     right=[_route_softmax_of_topk, _route_masked, _route_one_hot],
     wrong=[Wrong(lambda router_logits, k: route_weights(router_logits, k).detach(), hint="generic.no_grad", kind="no_grad")],

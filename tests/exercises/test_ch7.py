@@ -32,6 +32,15 @@ def test_the_cases_hold_the_traps():
     assert any(e.shape[1] > 1 for _, e in get("ch7.moe_dispatch").cases()), "k > 1"
 
 
+def test_a_dispatch_case_has_ties_enough_that_an_unstable_sort_differs_on_the_cpu():
+    """``argsort()`` keeps equal keys in order on a short row, so the hint on a non-stable sort
+    needs a case long enough that it does not (issue 37); and writing each token's rows instead of
+    adding them differs from the sum on some combine case (every token has k > 1 rows there)."""
+    flat = [e.reshape(-1) for _, e in get("ch7.moe_dispatch").cases()]
+    assert any(not torch.equal(f.argsort(), f.argsort(stable=True)) for f in flat)
+    assert any(w.shape[1] > 1 for _, _, w in get("ch7.moe_combine").cases())
+
+
 def test_the_mistakes_run_without_an_error_on_some_case():
     """Silent mistakes: each returns a tensor on some case (the checker, not an exception, stops it)."""
     for name in CH7:
