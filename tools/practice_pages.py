@@ -321,6 +321,15 @@ def _picture(ex: E.Exercise, lang: str) -> dict:
             "image": {"alt": w["alt_two"].format(name=name, args=args)}}
 
 
+def _taught(ex: E.Exercise, lang: str) -> str:
+    """"Taught in Chapter 2.", or the puzzle's own sentence (its words' ``taught``) where no one
+    chapter teaches its idea: ``{doc}`` is ``taught_in``'s chapter, ``{ch7}`` any chapter's."""
+    w = words(lang)
+    text = of(ex.name, lang).get("taught", w["page"]["taught"])
+    chapters = {f"ch{int(stem[:2])}": _doc(lang, stem) for stem in w["chapters"]}
+    return text.format(doc=_doc(lang, ex.taught_in), **chapters)
+
+
 def puzzle_cells(ex: E.Exercise, lang: str, base: tuple[str, ...]) -> list[dict]:
     w, own, name = words(lang)["page"], of(ex.name, lang), short(ex.name)
     label = f"pz-{name.replace('_', '-')}"
@@ -328,7 +337,7 @@ def puzzle_cells(ex: E.Exercise, lang: str, base: tuple[str, ...]) -> list[dict]
         own["task"],
         shapes(ex.signature, lang),
         allowed(ex, lang, base),
-        w["taught"].format(doc=_doc(lang, ex.taught_in)),
+        _taught(ex, lang),
     ])
     return [  # the heading puts the puzzle in the page's contents; the box holds the task and its one
         # number ("Puzzle 9", 「第 9 题」: the puzzle class, book/ext/gatherbook_sphinx/titles.py)
