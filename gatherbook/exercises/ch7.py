@@ -259,7 +259,7 @@ def top_p_remove(logits: torch.Tensor, p: float) -> torch.Tensor:
     probability ``>= p``; the most likely token is always kept. logits: (B, V) float with
     distinct values in each row; p: float in [0, 1] (p = 1 keeps every token except, in float32,
     one so unlikely that the mass above it rounds to 1: the second of [0, -30]; transformers
-    5.23.0 skips top-p at p = 1, ``top_p < 1.0`` in generation/utils.py, line 1620).
+    5.23.0's generate() leaves top-p out at p = 1, ``top_p < 1.0`` in generation/utils.py, l.1620).
     Returns (B, V) bool.
     """
     sorted_logits, order = logits.sort(dim=-1, descending=True)
