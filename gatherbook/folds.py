@@ -44,8 +44,9 @@ def hold_figure(fig, alt: str) -> bool:
     from gatherbook.figures.style import text_sizes
 
     data, size = retina_figure(fig, base64=True, metadata=text_sizes(fig))
+    alt = html.escape(alt, quote=False).replace('"', "&quot;")  # an apostrophe as itself, not &#x27;
     _HELD[-1].append(f'<img src="data:image/png;base64,{data.strip()}" width="{size["width"]}" '
-                     f'alt="{html.escape(alt)}" style="max-width: 100%; height: auto">')
+                     f'alt="{alt}" style="max-width: 100%; height: auto">')
     return True
 
 

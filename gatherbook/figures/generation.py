@@ -95,7 +95,7 @@ def draw_routing(experts: torch.Tensor, num_experts: int | None = None) -> Figur
         y0, y1 = rows[0] - 0.11, rows[-1] + 0.11
         colour = style.CATEGORICAL[e % len(style.CATEGORICAL)]
         ax.plot([x_grp - 0.1, x_grp - 0.05, x_grp - 0.05, x_grp - 0.1], [y0, y0, y1, y1], color=colour, lw=1.5)
-        ax.text(x_grp, (y0 + y1) / 2, f"e{e}\n n={len(rows)}", va="center", ha="left",
+        ax.text(x_grp, (y0 + y1) / 2, f"e{e}\nn={len(rows)}", va="center", ha="left",
                 fontsize=style.FS_LABEL, family=style.FONT, color=style.INK, linespacing=1.1)
     return fig
 
@@ -121,7 +121,10 @@ def draw_beam_step(scores: torch.Tensor, num_beams: int) -> Figure:
     faces = cell_array([style.PALETTE[b % len(style.PALETTE)] for b in range(K) for _ in range(V)], (K, V))
     mark = torch.zeros(K * V, dtype=torch.bool)
     mark[best] = True
-    grid = panel("scores", scores, f"scores {tuple(scores.shape)}: reshape(-1).topk({K})", faces=faces,
+    # the axes named as the code names them (rows: beam, columns: token), and the outlined
+    # cells' flat positions f = beam * V + token, as reshape(-1).topk gives them
+    grid = panel("scores", scores, f"scores[beam, token] {tuple(scores.shape)}\n"
+                 f"reshape(-1).topk({K}): f = {best.tolist()}", faces=faces,
                  mark=mark.view(K, V), mark_color=style.MARK)
     old = text_panel("old", [[f"cache[{b}]"] for b in range(K)],
                      [[style.PALETTE[b % len(style.PALETTE)]] for b in range(K)], "cache",
@@ -132,15 +135,18 @@ def draw_beam_step(scores: torch.Tensor, num_beams: int) -> Figure:
     return render([[grid], [old, new]], None)
 
 
+_TOP, _BEFORE_Y = 1.32, 1.18  # the top-p chart's y range, and the height of its `before` row
+
+
 @style.styled
 def draw_top_p(logits: torch.Tensor, p: float) -> Figure:
     """Each row's probabilities sorted, most likely first, and where top-p cuts them.
 
     Introduced in Chapter 7. ``logits`` ``(B, V)``, B <= 3, V <= 10. One bar chart per row
     ``b``, stacked, labelled with the names of the chapter's top-p code: the bars are ``probs``
-    (sorted), each under its token id (``order[b]``), with ``before`` (the mass ranked above it)
-    written over it; the key names the kept bars (``before < p``, coloured) and the removed ones
-    (``before >= p``, pale), and a dashed line marks the cut.
+    (sorted), each under its token id (``order[b]``), and a row named ``before`` above them gives
+    the mass ranked above each bar; the key names the kept bars (``before < p``, coloured) and
+    the removed ones (``before >= p``, pale), and a dashed line labelled ``p = ...`` marks the cut.
     """
     logits = args.tensor("logits", logits, kind="float").detach().cpu()
     if logits.dim() != 2 or not 1 <= logits.shape[0] <= 3 or logits.shape[1] > 10:
@@ -159,19 +165,26 @@ def draw_top_p(logits: torch.Tensor, p: float) -> Figure:
         x = np.arange(V)
         faces = [style.BAR if k else style.FAINT_FACE for k in keep[b].tolist()]
         ax.bar(x, probs[b].numpy(), color=faces, edgecolor=style.EDGE, linewidth=0.6, width=0.75)
+        # the numbers are `before`, not the bars' heights: a row of their own above the bars,
+        # named at its left (a "0.00" over the tallest bar read as its value: issue 37)
         for i in range(V):
-            ax.text(i, probs[b, i].item() + 0.03, f"{before[b, i].item():.2f}", ha="center", va="bottom",
+            ax.text(i, _BEFORE_Y, f"{before[b, i].item():.2f}", ha="center", va="center",
                     fontsize=style.FS_TAG, color=style.INK if keep[b, i] else style.MUTED)
+        ax.text(-0.7, _BEFORE_Y, "before", ha="right", va="center", fontsize=style.FS_TAG, color=style.MUTED)
         n = int(keep[b].sum())
         if n < V:
-            ax.axvline(n - 0.5, color=style.MARK, linestyle="--", linewidth=1)
+            ax.axvline(n - 0.5, ymax=1.0 / _TOP, color=style.MARK, linestyle="--", linewidth=1)
+            right = n - 0.5 < V / 2  # the label on the side with more room
+            ax.text(n - 0.5 + (0.1 if right else -0.1), 0.62, f"p = {p:g}", ha="left" if right else "right",
+                    va="center", fontsize=style.FS_TAG, color=style.MARK)
         ax.set_xticks(x, [str(i) for i in order[b].tolist()], fontsize=style.FS_LABEL)
-        ax.set_ylim(0, 1.18)
+        ax.set_ylim(0, _TOP)
         ax.set_yticks([0, 0.5, 1])
         ax.set_xlim(-0.6, V - 0.4)
         ax.set_ylabel(f"probs[{b}]")
         ax.set_title(f"b = {b}", loc="left", fontsize=style.FS_TITLE)
         ax.spines[["top", "right"]].set_visible(False)
+        ax.spines["left"].set_bounds(0, 1)  # the probs axis ends at 1: the `before` row sits above it
     axes[-1, 0].set_xlabel("order[b]")
     key = [Patch(facecolor=style.BAR, edgecolor=style.EDGE, linewidth=0.6, label=f"before < {p:g}"),
            Patch(facecolor=style.FAINT_FACE, edgecolor=style.EDGE, linewidth=0.6, label=f"before >= {p:g}")]
@@ -187,7 +200,7 @@ def draw_capacity(experts: torch.Tensor, capacity: int, num_experts: int) -> Fig
 
     Introduced in Chapter 7. ``experts`` ``(T, k)`` int64, at most 8 tokens. The cell of pair
     ``(t, j)`` reads ``e{expert}:{slot}`` (``experts:slots``) in its expert's colour; a slot
-    ``>= capacity`` is dropped (a pale cell outlined in red); the column ``kept.sum(1)`` counts
+    ``>= capacity`` is dropped (a white cell outlined in red); the column ``kept.sum(1)`` counts
     each token's pairs that remain (``kept = slots < capacity``). A token whose every pair is
     dropped keeps only the residual ``x[t]``.
     """

@@ -4,6 +4,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import re  # noqa: E402
+
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
@@ -327,6 +329,42 @@ def test_the_pictures_speak_code_not_english():
         words = set(re.findall(r"[A-Za-z_]{2,}\w*", drawn))  # e0, x[4], n=3: ids and numbers pass
         assert words and words <= names, sorted(words - names)
     matplotlib.pyplot.close("all")
+
+
+def test_the_pictures_say_what_their_numbers_are():
+    """Issue 37's reader pass: the top-p chart's numbers sit in a row named ``before`` (a "0.00"
+    over the tallest bar read as its value) and the dashed cut is labelled ``p = 0.8``; the beam
+    grid names its axes ``scores[beam, token]`` and gives the outlined cells' flat positions ``f``;
+    each routing group's ``n=`` starts under its ``e0`` (it sat one character right); a dropped
+    capacity cell is white, as both editions' captions say."""
+    import json
+    from pathlib import Path
+
+    from matplotlib.text import Text
+
+    from gatherbook.figures import style
+
+    def drawn(fig):
+        fig.draw_without_rendering()
+        return [t.get_text() for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
+
+    flat_sharp = torch.tensor([[0.6, 1.0, 0.2, 0.8, 0.0, 0.4], [0.0, -1.0, 4.0, 0.5, 1.0, -0.5]])
+    texts = drawn(draw_top_p(flat_sharp, 0.8))
+    assert texts.count("before") == 2 and texts.count("p = 0.8") == 2, texts
+    scores = torch.tensor([[-1.0, -2.6, -0.9, -4.0, -3.1], [-0.7, -3.3, -2.2, -1.5, -5.0]])
+    title = next(t for t in drawn(draw_beam_step(scores, 2)) if t.startswith("scores"))
+    assert title == "scores[beam, token] (2, 5)\nreshape(-1).topk(2): f = [5, 2]", title
+    groups = [t for t in drawn(draw_routing(torch.tensor([[0, 2], [2, 1], [1, 3]]), 4)) if t.startswith("e")]
+    assert groups and all(re.fullmatch(r"e\d\nn=\d+", t) for t in groups), groups
+    assert style.FAINT_FACE.lower() in ("#ffffff", "#fafafa", "#f4f4f4"), "a dropped cell is near white"
+    root = Path(__file__).resolve().parents[2]
+    for ed, word, pale in (("en", "white", "pale"), ("zh", "白底", "浅色")):
+        nb = json.loads((root / f"notebooks/{ed}/07_generation.ipynb").read_text("utf8"))
+        (cap,) = [c["metadata"]["mystnb"] for c in nb["cells"] if c.get("id") == "ch7-cap-fig"]
+        for text in (cap["figure"]["caption"], cap["image"]["alt"]):
+            assert word in text and pale not in text, (ed, text)
+    matplotlib.pyplot.close("all")
+
 
 # --- at scale: the repetition penalty, capacity, the load-balancing loss ---------------------------
 
