@@ -419,3 +419,27 @@ def test_a_predict_answer_and_the_output_that_gives_it_fold_together(site, editi
             assert "<pre" not in outside, f"{page.name}: the cell after a Predict prints outside its fold"
             checked += 1
     assert checked >= 20, f"{edition}: only {checked} Predict questions found"
+
+
+@pytest.mark.parametrize("edition", sh.EDITIONS)
+def test_a_check_whose_output_an_exercise_asks_to_predict_shows_it_folded(site, edition):
+    """Exercises 1.3 and 7.1 ask the reader to predict what the stub gives before reading its
+    check: the check's verdict and picture are one closed fold, the picture inside it with alt
+    text, and nothing of the check prints outside it (issue 37: "expected 3, got 1" and the
+    picture sat in plain view under Exercise 7.1)."""
+    from gatherbook.exercises.words import table
+
+    said = table(edition)["notebook"]["folded_output"]
+    for stem, name in (("01_gather_basics", "ch1.pick_per_row"), ("07_generation", "ch7.sample_top_k")):
+        text = (site["path"] / edition / "notebooks" / edition / f"{stem}.html").read_text(encoding="utf8")
+        folds = [m for m in re.finditer(r'<details class="predict-output"><summary>([^<]*)</summary>(.*?)</details>',
+                                        text, re.S) if f"✘ {name}" in m.group(2)]
+        assert len(folds) == 1, f"{stem}: the check's output is not one closed fold ({len(folds)} found)"
+        fold = folds[0]
+        assert fold.group(1) == said, f"{stem}: its fold says {fold.group(1)!r}"
+        assert re.search(r'<img src="data:image/png;base64,[^"]+" width="\d+" alt="[^"]+"', fold.group(2)), stem
+        start = text.rfind('<div class="cell', 0, fold.start())
+        nxt = re.search(r'<div class="cell[ "]', text[fold.end():])
+        body = text[start:fold.end() + (nxt.start() if nxt else len(text) - fold.end())]
+        outside = body.replace(fold.group(0), "").split("cell_output", 1)[-1]
+        assert "<img" not in outside and "<pre" not in outside, f"{stem}: the check prints outside its fold"

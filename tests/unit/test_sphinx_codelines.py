@@ -41,7 +41,7 @@ def test_a_minus_sign_stays_with_its_number():
 
 def test_a_comments_short_shape_stays_on_one_line():
     page = _html("x = y  # (B, K, V)\nz = w  # over the flat (B, K * V) row, see [0, 1]\n")
-    assert {"(B, K, V)", "(B, K * V)", "[0, 1]"} <= set(_unbreakable(page))
+    assert {"# (B, K, V)", "(B, K * V)", "[0, 1]"} <= set(_unbreakable(page))  # "#" not alone at a line's end
     long = _html("x = y  # (a long remark that may wrap anywhere)\n")
     assert not _unbreakable(long)
 

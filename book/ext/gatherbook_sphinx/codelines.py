@@ -34,7 +34,7 @@ ARROW = '<span class="gb-nobreak">-&gt;</span>'
 SIGNED = re.compile(r'(<span class="o">-</span>)<wbr>(<span class="(?:m[a-z]?|il)">[^<]*</span>)')
 # a short bracketed group in a comment, a shape such as ``# (B, K, V)``: kept on one line
 COMMENT = re.compile(r'(<span class="c1?">)([^<]*)(</span>)')
-SHORT_GROUP = re.compile(r"\([^()]{1,15}\)|\[[^\[\]]{1,15}\]")
+SHORT_GROUP = re.compile(r"(?:^# )?(?:\([^()]{1,15}\)|\[[^\[\]]{1,15}\])")  # with the "# " it follows
 
 
 def indent_of(line_html: str) -> int:
