@@ -11,7 +11,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import site_helpers as sh  # noqa: E402
 
-MAX_BYTES = 15 * 1024 * 1024  # issue 20: from 77 MB
+# issue 20: from 77 MB to 15 MiB. 16 MiB since the questions page (issue 36), the Practice ladder's
+# second worked examples (issue 35) and chapter 7's pictures (issue 37) added 0.3 MiB of pages and
+# figures: content, not copies (the tests below find a file twice or MathJax's unused parts).
+MAX_BYTES = 16 * 1024 * 1024
 MATHJAX_MAX_BYTES = 2 * 1024 * 1024  # tex-chtml.js and its woff2 fonts
 
 
@@ -19,7 +22,7 @@ def _files(root: Path) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file()]
 
 
-def test_the_site_is_at_most_15_mb(site):
+def test_the_site_is_at_most_16_mib(site):
     total = sum(p.stat().st_size for p in _files(site["path"]))
     biggest = sorted(_files(site["path"]), key=lambda p: -p.stat().st_size)[:8]
     assert total <= MAX_BYTES, (f"the site is {total / 2**20:.1f} MiB; the biggest files: "
