@@ -23,6 +23,7 @@ import gatherbook.exercises as E
 from gatherbook.editions import CODES
 from gatherbook.exercises.guard import GROUPS, expand
 from gatherbook.exercises.words import of, table
+from gatherbook_sphinx import reading_time
 from gatherbook_sphinx.notebooks import PUZZLE  # (book/ext: tools/notebooks.py puts it on the path)
 
 INTRO = "08_practice"
@@ -376,32 +377,13 @@ def page_cells(k: int, lang: str) -> list[dict]:
     return cells
 
 
-# Reading time, counted as the chapters count theirs: prose at the edition's rate a minute (its
-# words file's practice.intro.reading_rate: 200 English words, 300 Chinese characters), and each
-# code cell a reader reads at half a minute.
-def _prose_units(text: str) -> int:
-    """Latin words, plus each Chinese character (a Chinese reader's unit)."""
-    return len(re.findall(r"[A-Za-z0-9_']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text))
-
-
+# Reading time, counted as the chapters count theirs (gatherbook_sphinx.reading_time: prose at the
+# edition's rate a minute, its words file's practice.intro.reading_rate), and each puzzle's code a
+# reader reads (its loops and stub: a cell that opens with ``def``) at half a minute.
 def reading_minutes(cells: list[dict], lang: str) -> int:
     """Minutes to read a page before solving it: its prose and the code a reader reads (each
     puzzle's loops and stub), not the folded hints and solutions, nor the checks' output."""
-    prose, code_cells, folded = 0, 0, False
-    for cell in cells:
-        text = "".join(cell["source"])
-        if "{solution-start}" in text:
-            folded = True
-        if "{solution-end}" in text:
-            folded = False
-            continue
-        if folded or "gatherbook" in cell["metadata"] or cell["metadata"].get("jupyter"):
-            continue  # a solution, a folded hint
-        if cell["cell_type"] == "markdown":
-            prose += _prose_units(text)
-        elif text.startswith("def "):
-            code_cells += 1
-    return round(prose / words(lang)["intro"]["reading_rate"] + code_cells / 2)
+    return reading_time.reading_minutes(cells, lang, code=lambda text: text.startswith("def "))
 
 
 def intro_cells(lang: str) -> list[dict]:

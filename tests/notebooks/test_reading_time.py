@@ -1,0 +1,68 @@
+"""Every chapter states its reading time by one measure (``gatherbook_sphinx.reading_time``):
+prose at the edition's rate (200 English words, 300 Chinese characters a minute), half a minute a
+code cell, folded solutions, hidden code, caption repeats and outputs not counted; the core
+without the deep dives, and with them. The numbers in each opening are that measure, give or
+take ``SLACK`` minutes (a sentence added later need not move them)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gatherbook.editions import CODES
+from gatherbook_sphinx import reading_time as R
+
+ROOT = Path(__file__).resolve().parents[2]
+SLACK = 2
+CHAPTERS = sorted(p.name for p in (ROOT / "notebooks" / CODES[0]).glob("0[1-7]_*.ipynb"))
+PAGES = sorted(p.name for p in (ROOT / "notebooks" / CODES[0]).glob("09_*.ipynb"))
+
+
+def cells(lang: str, name: str) -> list[dict]:
+    with open(ROOT / "notebooks" / lang / name, encoding="utf8") as f:
+        return json.load(f)["cells"]
+
+
+def opening(nb: list[dict]) -> str:
+    return "".join(nb[0]["source"])
+
+
+@pytest.mark.parametrize("lang", CODES)
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_states_its_measured_reading_time(lang, name):
+    nb = cells(lang, name)
+    stated = R.STATED[lang].search(opening(nb))
+    assert stated, f"{lang}/{name}: no reading time in the opening cell ({R.STATED[lang].pattern})"
+    core, full = R.chapter_minutes(nb, lang)
+    said = tuple(int(n) for n in stated.groups())
+    assert abs(said[0] - core) <= SLACK and abs(said[1] - full) <= SLACK, (
+        f"{lang}/{name} states {said[0]}/{said[1]} min (core/with deep dives); "
+        f"the measure gives {core}/{full}")
+
+
+@pytest.mark.parametrize("lang", CODES)
+@pytest.mark.parametrize("name", PAGES)
+def test_page_states_its_measured_reading_time(lang, name):
+    nb = cells(lang, name)
+    stated = R.STATED_PAGE[lang].search(opening(nb))
+    if stated is None:
+        pytest.skip(f"{lang}/{name} states no reading time")
+    minutes = R.reading_minutes(nb, lang)
+    assert abs(int(stated.group(1)) - minutes) <= SLACK, (lang, name, stated.group(1), minutes)
+
+
+def test_the_measure_leaves_out_solutions_captions_and_hidden_code_and_splits_deep_dives():
+    md = lambda s, **m: {"cell_type": "markdown", "source": s, "metadata": m}  # noqa: E731
+    code = lambda s, **m: {"cell_type": "code", "source": s, "metadata": m, "outputs": []}  # noqa: E731
+    nb = [md("# T\n\n" + "word " * 399), code("x = 1"), code("x = 2"),
+          md("*cap " * 1000, gatherbook={"caption": True}),
+          md("Solution " + "why " * 4000, gatherbook={"lab": {"header": "````{solution-start} a\n````"}}),
+          code("def s(): pass", jupyter={"source_hidden": True}), code("visible_but_folded = 1"),
+          md("<!-- solution-end -->", gatherbook={"lab": {"header": "````{solution-end}\n````"}}),
+          md("## Deep dive: more\n\n```\n# not a heading\n```\n" + "deep " * 391), code("y = 2"), code("y = 3"),
+          md("### inside the dive\n\n" + "deep " * 200),
+          md("## Summary\n\n" + "word " * 199)]
+    assert R.chapter_minutes(nb, "en") == (4, 8)  # 600 words / 200 + 2 cells / 2, and as much again
+    assert R.reading_minutes(nb, "en") == 8
+    assert R.prose_units("读读 read it") == 4
