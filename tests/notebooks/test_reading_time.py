@@ -66,3 +66,43 @@ def test_the_measure_leaves_out_solutions_captions_and_hidden_code_and_splits_de
     assert R.chapter_minutes(nb, "en") == (4, 8)  # 600 words / 200 + 2 cells / 2, and as much again
     assert R.reading_minutes(nb, "en") == 8
     assert R.prose_units("读读 read it") == 4
+
+
+# book/<code>/intro.md: a chapter's core on average, the seven cores, the seven chapters whole
+INTRO = {
+    "en": (r"A chapter in about (\d+) minutes", r"The seven cores take about ([\d½¼¾]+) hours",
+           r"about ([\d½¼¾]+) hours for the\s+seven chapters"),
+    "zh": (r"约 (\d+) 分钟读完一章", r"七章的核心内容合计约 ([\d.]+) 小时", r"七章合计约 ([\d.]+) 小时"),
+}
+
+
+def hours(text: str) -> float:
+    return float(text[:-1] or 0) + {"½": .5, "¼": .25, "¾": .75}[text[-1]] if text[-1] in "½¼¾" \
+        else float(text)
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_the_introduction_sums_the_chapters_times(lang):
+    """The introduction's "a chapter in about N minutes" is the cores' mean (within 5 min), and its
+    totals the sums of the chapters' measured times (within a quarter of an hour)."""
+    import re
+
+    text = (ROOT / "book" / lang / "intro.md").read_text(encoding="utf8")
+    times = [R.chapter_minutes(cells(lang, name), lang) for name in CHAPTERS]
+    each, cores, whole = (re.search(p, text) for p in INTRO[lang])
+    assert each and cores and whole, f"book/{lang}/intro.md: the reading times moved ({INTRO[lang]})"
+    core_sum, full_sum = sum(c for c, _ in times), sum(f for _, f in times)
+    assert abs(int(each.group(1)) - core_sum / len(times)) <= 5, (each.group(0), core_sum / len(times))
+    assert abs(hours(cores.group(1)) * 60 - core_sum) <= 15, (cores.group(0), core_sum)
+    assert abs(hours(whole.group(1)) * 60 - full_sum) <= 15, (whole.group(0), full_sum)
+
+
+@pytest.mark.parametrize("lang", CODES)
+def test_chapter_one_says_its_first_section_takes_five_minutes(lang):
+    """Chapter 1's opening says the first section alone, the rule, takes five minutes."""
+    nb = cells(lang, CHAPTERS[0])
+    assert ("takes five" if lang == "en" else "五分钟就够") in opening(nb)
+    sections = [i for i, c in enumerate(nb) if c["cell_type"] == "markdown"
+                and any(line.startswith("## ") for line in "".join(c["source"]).splitlines())]
+    assert sections[0] > 0, "chapter 1's first section starts after its opening cell"
+    assert R.reading_minutes(nb[sections[0]:sections[1]], lang) == 5
