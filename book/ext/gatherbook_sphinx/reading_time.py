@@ -105,14 +105,3 @@ def chapter_minutes(cells: list[dict], lang: str) -> tuple[int, int]:
     """(core, with the deep dives) minutes of a chapter's ``cells``."""
     core, deep = _units(cells, lang, lambda text: True)
     return round(core), round(core + deep)
-
-
-# What a page's opening states, per edition: (core, with the deep dives), or the whole page.
-STATED = {
-    "en": re.compile(r"\*\*Time:\*\* the core about (\d+) min; with the deep-dives about (\d+) min\."),
-    "zh": re.compile(r"\*\*阅读时间\*\*：核心内容约 (\d+) 分钟；连同深入部分约 (\d+) 分钟。"),
-}
-STATED_PAGE = {
-    "en": re.compile(r"the page, read through, about (\d+) min"),
-    "zh": re.compile(r"通读全页约 (\d+) 分钟"),
-}
