@@ -195,23 +195,25 @@ def draw_top_p(logits: torch.Tensor, p: float) -> Figure:
 
 
 @style.styled
-def draw_capacity(experts: torch.Tensor, capacity: int, num_experts: int) -> Figure:
+def draw_capacity(experts: torch.Tensor, slots: torch.Tensor, capacity: int) -> Figure:
     """Each (token, slot) pair's expert and place in that expert's queue, the dropped pairs marked.
 
-    Introduced in Chapter 7. ``experts`` ``(T, k)`` int64, at most 8 tokens. The cell of pair
-    ``(t, j)`` reads ``e{expert}:{slot}`` (``experts:slots``) in its expert's colour; a slot
-    ``>= capacity`` is dropped (a white cell outlined in red); the column ``kept.sum(1)`` counts
-    each token's pairs that remain (``kept = slots < capacity``). A token whose every pair is
-    dropped keeps only the residual ``x[t]``.
+    Introduced in Chapter 7. ``experts`` ``(T, k)`` int64, at most 8 tokens and expert ids below 8;
+    ``slots`` ``(T, k)`` each pair's place in its expert's queue (``gb.capacity_slots``: the
+    picture draws the tensors the notebook computed). The cell of pair ``(t, j)`` reads
+    ``e{expert}:{slot}`` (``experts:slots``) in its expert's colour; a slot ``>= capacity`` is
+    dropped (a white cell outlined in red); the column ``kept.sum(1)`` counts each token's pairs
+    that remain (``kept = slots < capacity``). A token whose every pair is dropped keeps only the
+    residual ``x[t]``.
     """
     experts = args.tensor("experts", experts, kind="int").detach().cpu()
+    slots = args.tensor("slots", slots, kind="int").detach().cpu()
     if experts.dim() != 2 or not 1 <= experts.shape[0] <= 8 or int(experts.min()) < 0 \
-            or int(experts.max()) >= num_experts or num_experts > 8:
-        raise ValueError(f"draw_capacity: experts must be (T, k) with T <= 8 and ids in [0, num_experts) "
-                         f"with num_experts <= 8; got shape {tuple(experts.shape)}, num_experts = {num_experts!r}.")
+            or int(experts.max()) >= 8 or slots.shape != experts.shape:
+        raise ValueError(f"draw_capacity: experts must be (T, k) with T <= 8 and expert ids in [0, 8), and "
+                         f"slots of the same shape; got experts {tuple(experts.shape)} with ids up to "
+                         f"{int(experts.max()) if experts.numel() else None}, slots {tuple(slots.shape)}.")
     args.integer("capacity", capacity, least=0)
-    from gatherbook.generation import capacity_slots
-    slots = capacity_slots(experts, num_experts)
     dropped = slots >= capacity
     texts = [[f"e{int(e)}:{int(s)}" for e, s in zip(er, sr)] for er, sr in zip(experts, slots)]
     faces = [[style.FAINT_FACE if d else style.PALETTE[int(e) % len(style.PALETTE)] for e, d in zip(er, dr)]

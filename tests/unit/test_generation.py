@@ -290,15 +290,17 @@ def test_the_new_pictures_fit_a_phone_and_check_their_input():
     experts = torch.tensor([[0, 2], [2, 1], [1, 3], [1, 0], [0, 2], [2, 3]])
     figs = [draw_beam_step(scores, 2), draw_beam_step(scores[None], 2),
             draw_top_p(torch.tensor([[1.0, 0.8, 0.6, 0.4], [4.0, 0.0, -1.0, -2.0]]), 0.8),
-            draw_capacity(experts, 2, 4)]
+            draw_capacity(experts, capacity_slots(experts, 4), 2)]
     for fig in figs:
         assert fig.get_size_inches()[0] <= 3.9  # 390 CSS px at 100 px per inch
     with pytest.raises(ValueError, match="num_beams"):
         draw_beam_step(scores, 3)
     with pytest.raises(ValueError, match="p must lie in"):
         draw_top_p(scores, 1.5)
-    with pytest.raises(ValueError, match="num_experts"):
-        draw_capacity(experts, 2, 3)
+    with pytest.raises(ValueError, match="slots of the same shape"):
+        draw_capacity(experts, capacity_slots(experts, 4)[:3], 2)
+    with pytest.raises(ValueError, match=r"ids in \[0, 8\)"):
+        draw_capacity(experts + 6, capacity_slots(experts + 6, 10), 2)
     matplotlib.pyplot.close("all")
 
 
@@ -322,8 +324,8 @@ def test_the_pictures_speak_code_not_english():
     scores = torch.tensor([[-1.0, -2.6, -0.9, -4.0, -3.1], [-0.7, -3.3, -2.2, -1.5, -5.0]])
     experts = torch.tensor([[0, 2], [2, 1], [1, 3], [1, 0], [0, 2], [2, 3]])
     flat_sharp = torch.tensor([[0.6, 1.0, 0.2, 0.8, 0.0, 0.4], [0.0, -1.0, 4.0, 0.5, 1.0, -0.5]])
-    for fig in (draw_top_p(flat_sharp, 0.8), draw_beam_step(scores, 2), draw_capacity(experts, 2, 4),
-                draw_routing(experts, 4)):
+    for fig in (draw_top_p(flat_sharp, 0.8), draw_beam_step(scores, 2),
+                draw_capacity(experts, capacity_slots(experts, 4), 2), draw_routing(experts, 4)):
         fig.draw_without_rendering()  # tick labels get their texts
         drawn = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_visible())
         words = set(re.findall(r"[A-Za-z_]{2,}\w*", drawn))  # e0, x[4], n=3: ids and numbers pass
