@@ -401,13 +401,12 @@ def intro_cells(lang: str) -> list[dict]:
     first = E.get(FIRST)
     feedback = w["feedback"]
     n_puzzles = sum(len(names) for *_, names in E.pages())
-    read = w["list_sep"].join(
-        t["time_item"].format(page=w["page_numbers"][number], minutes=reading_minutes(page_cells(k, lang), lang))
-        for k, (number, *_) in enumerate(E.pages()))
+    minutes = {number: reading_minutes(page_cells(k, lang), lang) for k, (number, *_) in enumerate(E.pages())}
+    read = w["list_sep"].join(t["time_item"].format(page=w["page_numbers"][n], minutes=m) for n, m in minutes.items())
     return [
         md(t["title"].format(n=n_puzzles, ch1=ch(1, "01_gather_basics"), ch5=ch(5, "05_scatter"),
                              ch2=ch(2, "02_token_logprobs"), ch4=ch(4, "04_vision_patches"),
-                             ch7=ch(7, "07_generation"), times=t["times"].format(levels=read))),
+                             ch7=ch(7, "07_generation"), times=t["times"].format(levels=read, total=sum(minutes.values())))),
         _setup(lang),
         md(t["how"]),
         code(localized(source(first.spec, "pick_per_row_spec"), lang)),
