@@ -16,20 +16,16 @@ Each of ``world_size`` ranks holds its own tokens and ``E / world_size`` of the 
 
 The exchange is differentiable: the backward of an all-to-all is the all-to-all with the split
 sizes swapped (:class:`_AllToAll`). :func:`run_expert_parallel` starts the ranks on this machine
-(gloo, CPU tensors), so that a notebook or a test can compare them with one process. It forks them
-from the calling process where that is safe (Linux, no accelerator, no process group of its own:
-a fork starts in milliseconds, a fresh interpreter spends a second or more importing torch), and
-starts fresh interpreters elsewhere (:func:`gatherbook.vocab_parallel.run_ranks`).
+(gloo, CPU tensors), so that a notebook or a test can compare them with one process
+(:func:`gatherbook.vocab_parallel.run_ranks`: forked where that is safe, fresh interpreters
+elsewhere).
 
 Introduced in Chapter 7.
 """
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import tempfile
-import time
-import traceback
 from pathlib import Path
 
 import torch
@@ -37,9 +33,9 @@ import torch.distributed as dist
 
 from gatherbook import args
 from gatherbook.generation import combine, dispatch, route, swiglu_experts
-from gatherbook.vocab_parallel import free_port, run_ranks
+from gatherbook.vocab_parallel import run_ranks
 
-__all__ = ["expert_parallel_moe", "run_expert_parallel", "fork_is_safe"]
+__all__ = ["expert_parallel_moe", "run_expert_parallel"]
 
 
 class _AllToAll(torch.autograd.Function):
@@ -114,51 +110,6 @@ def _worker(rank: int, world_size: int, port: int, folder: str) -> None:
         dist.destroy_process_group()
 
 
-def fork_is_safe() -> bool:
-    """Whether the ranks may be forked from this process. A fork copies the caller's torch, so
-    it needs no import, but only some states survive it: on Linux (macOS's system libraries and
-    Windows do not fork safely), with no accelerator (once a GPU's autograd threads have started,
-    a forked child's backward raises: pytorch's wiki, Autograd-and-Fork) and no process group
-    already set up here (the child would inherit it)."""
-    return (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
-            and not torch.accelerator.is_available() and not dist.is_initialized())
-
-
-def _forked_rank(rank: int, world_size: int, port: int, folder: str) -> None:
-    """One forked rank: :func:`_worker`, its error written to ``folder`` for the parent to read."""
-    try:
-        _worker(rank, world_size, port, folder)
-    except BaseException:
-        (Path(folder) / f"error{rank}.txt").write_text(traceback.format_exc())
-        raise SystemExit(1) from None
-
-
-def _fork_ranks(world_size: int, folder: str, timeout: float) -> None:
-    """Fork ``world_size`` ranks of :func:`_worker` and wait for all; RuntimeError with a failed
-    rank's traceback, or on timeout (the ranks are then killed)."""
-    port, ctx = free_port(), multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_forked_rank, args=(r, world_size, port, folder), daemon=True)
-             for r in range(world_size)]
-    for proc in procs:
-        proc.start()
-    deadline = time.monotonic() + timeout
-    for proc in procs:
-        proc.join(max(0.0, deadline - time.monotonic()))
-    if any(proc.is_alive() for proc in procs):
-        for proc in procs:
-            proc.kill()
-            proc.join()
-        raise RuntimeError(f"the {world_size} ranks did not finish within {timeout} s")
-    errors = []
-    for r, proc in enumerate(procs):
-        if proc.exitcode != 0:
-            log = Path(folder) / f"error{r}.txt"
-            why = log.read_text()[-2000:] if log.exists() else "(no traceback: the process was killed)"
-            errors.append(f"rank {r} exited with {proc.exitcode}:\n{why}")
-    if errors:
-        raise RuntimeError("\n".join(errors))
-
-
 def run_expert_parallel(x: torch.Tensor, router_logits: torch.Tensor, k: int, w_gate: torch.Tensor,
                         w_up: torch.Tensor, w_down: torch.Tensor, grad_out: torch.Tensor | None = None,
                         world_size: int = 2, timeout: float = 120, fork: bool | None = None) -> dict:
@@ -171,7 +122,7 @@ def run_expert_parallel(x: torch.Tensor, router_logits: torch.Tensor, k: int, w_
     "grad_w_gate", "grad_w_up", "grad_w_down": the ranks' blocks put back together, "sent",
     "received": per rank, the rows sent to / received from each rank}``. ``fork``: start the
     ranks by forking this process (``True``) or as fresh interpreters (``False``); ``None`` forks
-    where :func:`fork_is_safe`.
+    where :func:`gatherbook.vocab_parallel.fork_is_safe`.
 
     Introduced in Chapter 7.
     """
@@ -201,10 +152,7 @@ def run_expert_parallel(x: torch.Tensor, router_logits: torch.Tensor, k: int, w_
                         "w_gate": w_gate[exp].detach().cpu().clone(), "w_up": w_up[exp].detach().cpu().clone(),
                         "w_down": w_down[exp].detach().cpu().clone(), "grad_out": grad_out[tok].detach().cpu(),
                         "k": k, "num_experts": E}, Path(folder) / f"in{r}.pt")
-        if fork_is_safe() if fork is None else fork:
-            _fork_ranks(world_size, folder, timeout)
-        else:
-            run_ranks("gatherbook.expert_parallel", world_size, folder, timeout)
+        run_ranks("gatherbook.expert_parallel", world_size, folder, timeout, fork=fork)
         results = [torch.load(Path(folder) / f"out{r}.pt") for r in range(world_size)]
     cat = {name: torch.cat([res[name] for res in results]) for name in
            ("out", "grad_x", "grad_router_logits", "grad_w_gate", "grad_w_up", "grad_w_down")}

@@ -19,11 +19,15 @@ or a test can compare it with the single-process result.
 """
 from __future__ import annotations
 
+import importlib
+import multiprocessing
 import os
 import socket
 import subprocess
 import sys
 import tempfile
+import time
+import traceback
 from pathlib import Path
 
 import torch
@@ -31,7 +35,7 @@ import torch.distributed as dist
 
 from gatherbook import args
 
-__all__ = ["vocab_parallel_token_logprobs", "run_vocab_parallel", "free_port", "run_ranks"]
+__all__ = ["vocab_parallel_token_logprobs", "run_vocab_parallel", "free_port", "run_ranks", "fork_is_safe"]
 
 
 class _VocabParallelLogprobs(torch.autograd.Function):
@@ -105,14 +109,64 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_ranks(module: str, world_size: int, folder: str, timeout: float) -> int:
-    """Start ``python -m module rank world_size port folder`` for every rank on a free port of
+def fork_is_safe() -> bool:
+    """Whether the ranks may be forked from this process. A fork copies the caller's torch, so
+    it needs no import, but only some states survive it: on Linux (macOS's system libraries and
+    Windows do not fork safely), with no accelerator (once a GPU's autograd threads have started,
+    a forked child's backward raises: pytorch's wiki, Autograd-and-Fork) and no process group
+    already set up here (the child would inherit it)."""
+    return (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+            and not torch.accelerator.is_available() and not dist.is_initialized())
+
+
+def _forked_rank(module: str, rank: int, world_size: int, port: int, folder: str) -> None:
+    """One forked rank: ``module``'s ``_worker``, its error written to ``folder`` for the parent."""
+    try:
+        importlib.import_module(module)._worker(rank, world_size, port, folder)
+    except BaseException:
+        (Path(folder) / f"error{rank}.txt").write_text(traceback.format_exc())
+        raise SystemExit(1) from None
+
+
+def _fork_ranks(module: str, world_size: int, folder: str, timeout: float) -> int:
+    """Fork ``world_size`` ranks of ``module``'s ``_worker`` and wait for all; return the port.
+    RuntimeError with a failed rank's traceback, or on timeout (the ranks are then killed)."""
+    port, ctx = free_port(), multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_forked_rank, args=(module, r, world_size, port, folder), daemon=True)
+             for r in range(world_size)]
+    for proc in procs:
+        proc.start()
+    deadline = time.monotonic() + timeout
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+    if any(proc.is_alive() for proc in procs):
+        for proc in procs:
+            proc.kill()
+            proc.join()
+        raise RuntimeError(f"the {world_size} ranks did not finish within {timeout} s")
+    errors = []
+    for r, proc in enumerate(procs):
+        if proc.exitcode != 0:
+            log = Path(folder) / f"error{r}.txt"
+            why = log.read_text()[-2000:] if log.exists() else "(no traceback: the process was killed)"
+            errors.append(f"rank {r} exited with {proc.exitcode}:\n{why}")
+    if errors:
+        raise RuntimeError("\n".join(errors))
+    return port
+
+
+def run_ranks(module: str, world_size: int, folder: str, timeout: float, fork: bool | None = None) -> int:
+    """Run ``module``'s ``_worker(rank, world_size, port, folder)`` for every rank on a free port of
     127.0.0.1 and wait for all; return the port. Each rank reads its inputs from and writes its
     results to ``folder``. Raises RuntimeError with a failed rank's error output, or on timeout.
 
-    One fresh interpreter per rank: unlike multiprocessing's spawn, it does not re-import the
-    caller's main module (a notebook's kernel), so it starts in the time it takes to import torch.
+    ``fork``: fork the ranks from this process (``True``), or start ``python -m module rank
+    world_size port folder`` per rank (``False``); ``None`` forks where :func:`fork_is_safe`. A fork
+    starts in milliseconds; a fresh interpreter, unlike multiprocessing's spawn, does not re-import
+    the caller's main module (a notebook's kernel), but spends a second or more importing torch.
     """
+    if fork_is_safe() if fork is None else fork:
+        return _fork_ranks(module, world_size, folder, timeout)
     port = free_port()
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     procs = [subprocess.Popen([sys.executable, "-m", module, str(r), str(world_size), str(port), folder],

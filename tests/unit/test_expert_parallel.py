@@ -2,7 +2,8 @@
 import pytest
 import torch
 
-from gatherbook.expert_parallel import fork_is_safe, run_expert_parallel
+from gatherbook.expert_parallel import run_expert_parallel
+from gatherbook.vocab_parallel import fork_is_safe
 from gatherbook.generation import moe_sorted, route, swiglu_experts
 
 
