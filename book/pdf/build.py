@@ -290,6 +290,23 @@ def gather_predict_answers(section: Tag, said: dict) -> Tag | None:
     return gathered
 
 
+def move_check_outputs_to_solutions(section: Tag) -> None:
+    """A "Find the bug" exercise asks its reader to predict what the stub does before running its
+    check, so the check's output is folded on the screen (``gb.folded``, no Predict question of its
+    own); paper prints every fold open, beside the question. On paper each such output goes to
+    the end of the exercise's solution (the next one after it), which for_paper gathers at the
+    chapter's end."""
+    for output in section.select("details.predict-output"):
+        solution = output.find_next("div", class_="solution")
+        assert solution is not None, "a folded check output with no solution after it"
+        if output.summary:  # its words' "▸" marks a fold on the screen, not on paper
+            output.summary.string = output.summary.get_text().lstrip("▸ ").strip()
+        holder = output.find_parent("div", class_="cell_output")
+        solution.append(output.extract())
+        if holder is not None and not holder.get_text(strip=True) and not holder.find("img"):
+            holder.decompose()
+
+
 def for_paper(section: Tag, said: dict) -> Tag:
     """A chapter (or the preface) written for paper (issue 38): its solutions gathered at its end
     under their own heading, on a page of their own, so a reader can work from the page with
@@ -297,7 +314,8 @@ def for_paper(section: Tag, said: dict) -> Tag:
     in the words of ``said["paper"]`` (``(screen, paper)`` pairs: an empty paper drops the
     paragraph that holds the screen's words); and the checks' "not attempted yet" outputs gone
     (a stub's check on paper says nothing); its Predict answers gathered before its solutions
-    (gather_predict_answers)."""
+    (gather_predict_answers), and a check's folded output at the end of its exercise's solution
+    (move_check_outputs_to_solutions)."""
     soup = BeautifulSoup("", "html.parser")  # (a chapter is cut out of its page: no soup of its own)
     for screen, paper in said["paper"]:
         if paper:  # within one run of text (its line breaks as spaces)
@@ -313,6 +331,7 @@ def for_paper(section: Tag, said: dict) -> Tag:
         if NOT_ATTEMPTED.match(output.get_text()):
             output.decompose()
     answers = gather_predict_answers(section, said)
+    move_check_outputs_to_solutions(section)
     if answers is not None:
         section.append(answers)
     solutions = section.select("div.solution")

@@ -392,22 +392,56 @@ def test_a_chapter_on_paper_gathers_its_predict_answers_before_its_solutions(cod
     assert "▸" not in chapter.get_text(), "a fold's marker printed on paper"
 
 
+CHECK = """<html><body><article><section id="ch"><h1>Chapter</h1>
+<div class="exercise admonition" id="ex1"><p class="admonition-title">Exercise 1.1</p><p>BUGQUESTION</p></div>
+<div class="cell"><div class="cell_input"><pre>STUBCODE</pre></div></div>
+<div class="cell"><div class="cell_input"><pre>CHECKCODE</pre></div>
+<div class="cell_output"><div class="output text_html"><details class="predict-output"><summary>▸ Output</summary>
+<pre>CHECKOUTPUT</pre><img alt="expected against got" src="x.png"></details></div></div></div>
+<p>AFTERCHECK</p>
+<div class="solution dropdown admonition" id="sol1"><p>SOLUTIONONE</p></div>
+<div class="exercise admonition" id="ex2"><p class="admonition-title">Exercise 1.2</p></div>
+<div class="solution dropdown admonition" id="sol2"><p>SOLUTIONTWO</p></div>
+</section></article></body></html>"""
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_a_checks_folded_output_prints_after_its_exercises_solution(code):
+    """A "Find the bug" check's output is folded on the screen (the reader predicts first); paper
+    opens every fold, so there it moves to the end of that exercise's solution, at the chapter's
+    end, its label without the screen's marker, and the check's cell keeps its code."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(CHECK, "html.parser")
+    chapter = pdf_build.for_paper(soup.find("section").extract(), pdf_build.words(code))
+    gathered = chapter.select_one("section.print-solutions")
+    first, second = gathered.select("div.solution")
+    assert first.get_text(" ").index("SOLUTIONONE") < first.get_text(" ").index("CHECKOUTPUT")
+    assert first.select_one("img") is not None and "CHECKOUTPUT" not in second.get_text()
+    body = chapter.get_text(" ").split("SOLUTIONONE")[0]
+    assert "CHECKCODE" in body and "CHECKOUTPUT" not in body and "▸" not in chapter.get_text()
+    assert not chapter.select("div.cell_output")
+
+
 @needs_poppler
 @pytest.mark.parametrize("code", CODES)
 def test_no_printed_predict_answer_shares_a_page_with_its_question(code):
     """Every Predict question of the edition's notebooks says on paper where its answer is, and
-    no page that holds such a line prints the folded output's label (the answer's output)."""
+    no page that holds such a line prints the folded output's label (the answer's output); the
+    folded outputs of "Find the bug" checks print once each too, after their solutions."""
     from gatherbook.exercises.words import table
 
     said = pdf_build.words(code)
     pages = _text(_pdf(pdf_build.BOOK_PDF.format(code=code))).split("\f")
-    asked = sum(nb.read_text(encoding="utf8").count('class=\\"predict\\"')
-                for nb in (ROOT / "notebooks" / code).glob("0*.ipynb"))
+    notebooks = [nb.read_text(encoding="utf8") for nb in (ROOT / "notebooks" / code).glob("0*.ipynb")]
+    asked = sum(nb.count('class=\\"predict\\"') for nb in notebooks)
+    folded = sum(nb.count('class=\\"predict-output\\"') for nb in notebooks)  # asked + the checks'
     see = _squash(said["predict_see"].split("{n}")[0])
     label = _squash(table(code)["notebook"]["folded_output"].lstrip("▸ "))  # (paper prints no marker)
     beside = [n + 1 for n, page in enumerate(pages) if see in _squash(page) and label in _squash(page)]
     assert asked >= 20 and sum(_squash(p).count(see) for p in pages) == asked
-    assert sum(_squash(p).count(label) for p in pages) == asked  # each output, with its answer
+    assert folded > asked  # (chapters 1 and 7 fold a check's output)
+    assert sum(_squash(p).count(label) for p in pages) == folded  # each output once, and no more
     assert not beside, f"{code}: pages {beside} print a Predict question with its answer's output"
 
 
