@@ -203,9 +203,11 @@ def board(*, lang: str | None = None) -> None:
              + (text(lang, "board.tried", tried=tried) if tried else "")]
     marks = {"solved": "✔", "tried": "✘"}
     labels = table(lang)["practice"]["page_numbers"]  # "Level 4b", "第 4 级（下）"
+    numbers = {n: k for k, n in enumerate((n for *_, page in ladder for n in page), start=1)}  # Puzzle 1 to 33
     for number, _, _, page in ladder:
         lines.append(text(lang, "board.page", page=labels[number]))  # its title is in the contents beside
-        lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{n.split('.', 1)[1]}" for n in page))
+        lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{numbers[n]}\u00a0{n.split('.', 1)[1]}"
+                                      for n in page))
     lines.append(text(lang, "board.legend"))
     if closing := _closing(ladder, lang):
         lines.append(closing)

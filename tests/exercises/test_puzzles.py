@@ -237,7 +237,9 @@ def test_board_shows_what_is_solved():
         board(lang="en")
     text = out.getvalue()
     assert "1 of {} solved, 1 tried".format(len(ALL)) in text
-    assert "✔\u00a0pick_per_row" in text and "✘\u00a0reverse" in text and "·\u00a0diagonal" in text
+    # each puzzle under its number (Puzzle 1 to 33, as the pages and Lab number them)
+    assert "✔\u00a01\u00a0pick_per_row" in text and "✘\u00a06\u00a0reverse" in text and "·\u00a07\u00a0diagonal" in text
+    assert "·\u00a0{}\u00a0capacity_combine".format(len(ALL)) in text
     reset_board()
 
 
