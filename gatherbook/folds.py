@@ -16,7 +16,8 @@ the text inside is what the block printed (and the error it raised, as ``IndexEr
 the pictures the block drew through :func:`hold_figure` (a check's picture: ``gb.check`` inside the
 block, as under a find-the-bug exercise that asks the reader to predict its output first), as
 PNGs at twice their CSS size with alt text from the words. The plain-text copy of the same output
-is what nbval compares and what a terminal shows.
+is what nbval compares and what a terminal shows. A check that passes inside the block calls
+:func:`unfold`: once the reader's stub is right, its ✔ verdict is shown open.
 """
 from __future__ import annotations
 
@@ -31,6 +32,17 @@ from gatherbook.runtime import resolve
 
 
 _HELD: list[list[str]] = []  # per open fold (innermost last): the <img> tags of its pictures
+_OPENED: list[bool] = []  # per open fold: shown open after all (unfold)
+
+
+def unfold() -> bool:
+    """Show the innermost open :func:`folded` block's output open after all, when it gives nothing
+    away: a check that passed (the reader fixed the stub, and the verdict is what they want to
+    see, not a fold to click). Returns ``False`` when no fold is open."""
+    if not _OPENED:
+        return False
+    _OPENED[-1] = True
+    return True
 
 
 def hold_figure(fig, alt: str) -> bool:
@@ -64,6 +76,16 @@ def _show(text: str, label: str, images: list[str] = ()) -> None:
     display({"text/plain": text.rstrip("\n"), "text/html": page}, raw=True)
 
 
+def _show_open(text: str, images: list[str]) -> None:
+    """What the block printed, as it would print without the fold (and its pictures under it)."""
+    sys.stdout.write(text)
+    if images:
+        from IPython.display import HTML, display
+
+        sys.stdout.flush()
+        display(HTML("".join(images)))
+
+
 @contextlib.contextmanager
 def folded(raises: type[BaseException] | tuple[type[BaseException], ...] | None = None,
            *, lang: str | None = None) -> Iterator[None]:
@@ -89,6 +111,7 @@ def folded(raises: type[BaseException] | tuple[type[BaseException], ...] | None 
     out = io.StringIO()
     error = None
     _HELD.append([])
+    _OPENED.append(False)
     try:
         with contextlib.redirect_stdout(out):
             try:
@@ -97,10 +120,14 @@ def folded(raises: type[BaseException] | tuple[type[BaseException], ...] | None 
                 error = e
     finally:
         images = _HELD.pop()
+        opened = _OPENED.pop()
     text = out.getvalue()
     if kinds and error is None:
         raise AssertionError(f"gb.folded(raises={raises!r}): the block raised nothing")
     if error is not None:
         message = str(error).strip().splitlines()
         text += f"{type(error).__name__}: {message[0] if message else ''}\n"
-    _show(text, words["folded_output"], images)
+    if opened:
+        _show_open(text, images)
+    else:
+        _show(text, words["folded_output"], images)

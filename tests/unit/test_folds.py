@@ -95,3 +95,34 @@ def test_outside_a_fold_the_checks_picture_is_displayed_as_before(shown, monkeyp
     monkeypatch.setattr(shell, "kernel", types.SimpleNamespace(), raising=False)
     gb.check("ch7.sample_top_k", lambda logits, k, u: logits.argmax(-1), lang="en")
     assert shown and all("text/html" not in getattr(o, "keys", lambda: ())() for o in shown)
+
+
+def test_a_check_that_passes_inside_the_block_is_shown_open(shown, capsys, monkeypatch):
+    """Once the reader's fix is right, the find-the-bug check's ✔ verdict gives nothing away: it
+    prints as a plain output, with no fold to open (issue 37's new reader); a failing check in
+    the same cell stays folded (the test above)."""
+    import types
+
+    shell = InteractiveShell.instance()
+    monkeypatch.setattr(shell, "kernel", types.SimpleNamespace(), raising=False)
+
+    def fixed(logits, k, u):
+        values, ids = logits.topk(k, dim=-1)
+        cdf = values.softmax(-1).cumsum(-1)
+        j = (cdf <= u[:, None]).sum(-1, keepdim=True).clamp(max=k - 1)
+        return ids.gather(-1, j).squeeze(-1)
+
+    with gb.folded(lang="en"):
+        gb.check("ch7.sample_top_k", fixed, lang="en")
+    assert not shown  # no fold displayed
+    assert capsys.readouterr().out.startswith("✔ ch7.sample_top_k")
+
+
+def test_unfold_outside_a_fold_does_nothing(capsys):
+    from gatherbook.folds import unfold
+
+    assert unfold() is False
+    with gb.folded(lang="en"):
+        print("plain")
+        assert unfold() is True
+    assert capsys.readouterr().out == "plain\n"
