@@ -36,16 +36,18 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "ext"))
 from gatherbook_sphinx import words  # noqa: E402  (the site's words, one table per edition)
 
-# what each edition's words set in its Jupyter Book config: words key -> path in the config
-CONFIG_WORDS = {
-    "title": ("title",), "author": ("author",), "copyright": ("copyright",),
-    "search_bar_text": ("sphinx", "config", "html_theme_options", "search_bar_text"),
-    "togglebutton_hint": ("sphinx", "config", "togglebutton_hint"),
-    "togglebutton_hint_hide": ("sphinx", "config", "togglebutton_hint_hide"),
+# what each edition's words set in its Jupyter Book config: (words key, path in the config)
+CONFIG_WORDS = (
+    ("title", ("title",)), ("author", ("author",)), ("copyright", ("copyright",)),
+    # og:site_name of every page (sphinxext-opengraph; it would say "Project name not set")
+    ("title", ("sphinx", "config", "ogp_site_name")),
+    ("search_bar_text", ("sphinx", "config", "html_theme_options", "search_bar_text")),
+    ("togglebutton_hint", ("sphinx", "config", "togglebutton_hint")),
+    ("togglebutton_hint_hide", ("sphinx", "config", "togglebutton_hint_hide")),
     # the fold of an output that gives a Predict question's answer away (tag hide-output)
-    "code_prompt_show": ("sphinx", "config", "nb_code_prompt_show"),
-    "code_prompt_hide": ("sphinx", "config", "nb_code_prompt_hide"),
-}
+    ("code_prompt_show", ("sphinx", "config", "nb_code_prompt_show")),
+    ("code_prompt_hide", ("sphinx", "config", "nb_code_prompt_hide")),
+)
 
 
 def merge(base: dict, over: dict) -> dict:
@@ -70,7 +72,7 @@ def edition_config(lang: str, workdir: Path) -> Path:
     if overrides is not None:
         config = merge(config, yaml.safe_load((ROOT / overrides).read_text(encoding="utf8")))
     said = words.table(lang)
-    for key, path in CONFIG_WORDS.items():
+    for key, path in CONFIG_WORDS:
         place = config
         for part in path[:-1]:
             place = place.setdefault(part, {})

@@ -8,7 +8,7 @@ connects nothing itself:
 - :mod:`.codelines`: each line of highlighted code in a box of its own (wraps with a hanging indent),
   inline code breakable between its tokens only;
 - :mod:`.anchors`: ``page.ipynb#name`` links to an ``<a id="name"></a>`` in another notebook;
-- :mod:`.glossary`: an anchor for each glossary term;
+- :mod:`.glossary`: an anchor for each glossary term, and the page's description in each edition;
 - :mod:`.editions`: which edition is being built (``gatherbook_edition``, the one way to learn
   it), ``<html lang>``, the language switch and the section ids it keeps the place with;
 - :mod:`.search`: the Chinese search index (jieba's words and every pair of characters);
@@ -44,6 +44,12 @@ def on_page_context(app, pagename: str, templatename: str, context: dict, doctre
     editions.page_context(app, pagename, context)
 
 
+def before_opengraph(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """``html-page-context``, before sphinxext-opengraph's (priority 500), which writes a page's
+    ``<meta name="description">`` and Open Graph tags from its opening prose."""
+    glossary.page_description(app, context, doctree)
+
+
 def on_page_context_late(app, pagename: str, templatename: str, context: dict, doctree) -> None:
     """``html-page-context``, after sphinx-book-theme has made its header buttons (priority 501)."""
     workarounds.relabel_print_button(context.get("header_buttons", []),
@@ -53,6 +59,7 @@ def on_page_context_late(app, pagename: str, templatename: str, context: dict, d
     codelines.page_context(app, context)
     workarounds.summaries_named_by_their_words(context)
     explorer.page_context(app, doctree)
+    workarounds.tidy_opengraph_tags(context)
 
 
 def setup(app):
@@ -84,6 +91,7 @@ def setup(app):
     app.connect("doctree-read", outputs.rewrite_tracebacks)
     app.connect("doctree-read", anchors.record_html_anchors)
     app.connect("doctree-read", glossary.term_anchors)
+    app.connect("html-page-context", before_opengraph, priority=499)
     app.connect("html-page-context", on_page_context, priority=500)
     app.connect("html-page-context", on_page_context_late, priority=600)
     app.connect("build-finished", workarounds.write_index_redirect, priority=400)

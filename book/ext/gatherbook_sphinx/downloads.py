@@ -231,8 +231,8 @@ READER_FILES = ("README.md", "README.zh.md", "Makefile")
 #: packages of requirements.txt that build or test the site, which a reader does not need
 NOT_FOR_READERS = {"jupyter-book", "sphinx", "myst-nb", "myst-parser", "sphinx-book-theme",
                    "sphinx-exercise", "sphinx-togglebutton", "sphinx-copybutton",
-                   "sphinx-mathjax-offline", "jieba", "nbval", "pytest", "pytest-xdist",
-                   "playwright"}
+                   "sphinx-mathjax-offline", "sphinxext-opengraph", "jieba", "nbval", "pytest",
+                   "pytest-xdist", "playwright"}
 _EPOCH = (2026, 1, 1, 0, 0, 0)
 
 

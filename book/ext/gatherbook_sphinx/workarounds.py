@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -143,3 +144,48 @@ def summaries_named_by_their_words(context: dict) -> None:
     """``html-page-context``: myst-nb's hidden-cell summaries lose their fixed aria-label."""
     if isinstance(context.get("body"), str) and _TOGGLE_LABEL in context["body"]:
         context["body"] = context["body"].replace(_TOGGLE_LABEL, "<summary>")
+
+
+# sphinxext-opengraph 0.13.0 writes a page's description from its text, a leaf of the doctree at a
+# time, joined by a space unless the next starts with ASCII punctuation, with ":" after a heading
+# and "," after a list item. Written for English: around inline code and emphasis in Chinese it
+# leaves "位置 。", "元素， torch.gather", "规则: gather", "；, 在", "要 写入 的", and in both
+# languages "( book/cheatsheet/en.py)"; not mended: "a(B, A) table" (inline code that starts with
+# "(" loses the space before it: nothing in the text tells it from a call). And with no site
+# address (ogp_site_url, while html.baseurl is "") its og:url is the page's path from the
+# edition's root, which a reader of the tag resolves against the page's own address: a wrong page.
+_OGP_DESCRIPTION = re.compile(r'(<meta (?:property="og:description"|name="description") content=")([^"]*)(")')
+_OGP_RELATIVE_URL = re.compile(r'<meta property="og:url" content="(?![a-z][a-z0-9+.-]*:)[^"]*" />\n?')
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_FULL_WIDTH_PUNCT = "，。、；：！？"
+_DESCRIPTION_FIXES = (
+    (re.compile(f"(?<=[{_FULL_WIDTH_PUNCT}])[,:.]"), ""),  # a list's or heading's mark after "；"
+    (re.compile(f"(?<=[{_HAN}]):"), "："),  # a Chinese heading's colon
+    (re.compile(f"(?<=[{_HAN}]),"), "，"),  # a Chinese list item's comma
+    (re.compile(f" +(?=[{_FULL_WIDTH_PUNCT}）」』”》】])"), ""),
+    (re.compile(f"(?<=[{_FULL_WIDTH_PUNCT}（「『“《【]) +"), ""),
+    (re.compile(r"(?<=[(\[]) +"), ""),
+    (re.compile(r" +(?=[)\]])"), ""),
+    (re.compile(f"(?<=[{_HAN}]) +(?=[{_HAN}])"), ""),  # "要 写入 的" (emphasis): Chinese has no spaces
+)
+_ELLIPSIS = "..."  # the extension's mark of a description cut at ogp_description_length
+
+
+def tidy_description(text: str) -> str:
+    """``text`` (a description as sphinxext-opengraph writes it) without its joins' typos."""
+    cut = text.endswith(_ELLIPSIS)
+    if cut:
+        text = text[: -len(_ELLIPSIS)]
+    for pattern, replacement in _DESCRIPTION_FIXES:
+        text = pattern.sub(replacement, text)
+    return text.rstrip() + (_ELLIPSIS if cut else "")
+
+
+def tidy_opengraph_tags(context: dict) -> None:
+    """``html-page-context``, after sphinxext-opengraph's: its descriptions tidied, and its
+    relative og:url left out."""
+    tags = context.get("metatags")
+    if not isinstance(tags, str) or "og:" not in tags:
+        return
+    tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2]) + m[3], tags)
+    context["metatags"] = _OGP_RELATIVE_URL.sub("", tags)
