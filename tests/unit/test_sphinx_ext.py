@@ -106,3 +106,13 @@ def test_an_editions_index_page_is_titled_with_the_books_title(tmp_path):
     page = (tmp_path / "index.html").read_text(encoding="utf8")
     assert "<title>gather 之书</title>" in page and 'lang="zh' in page
     assert "Project name not set" not in page and 'url=book/zh/intro.html"' in page
+
+
+def test_a_description_keeps_the_space_the_page_has_before_a_bracket():
+    """sphinxext-opengraph strips each text piece, then joins with no space before "(": "gives
+    a (B, K) table" came out "gives a(B, K) table". The page's own text says which is which: a
+    space it has comes back; a call, "gather(1, idx)", stays as it is."""
+    page = "It gives a (B, K) table, read with x.gather(1, idx) below."
+    said = "It gives a(B, K) table, read with x.gather(1, idx) bel..."
+    assert workarounds.tidy_description(said, page) == "It gives a (B, K) table, read with x.gather(1, idx) bel..."
+    assert workarounds.tidy_description("a(B, K)") == "a(B, K)"  # no page text: nothing to go by

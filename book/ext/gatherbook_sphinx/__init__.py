@@ -59,7 +59,7 @@ def on_page_context_late(app, pagename: str, templatename: str, context: dict, d
     codelines.page_context(app, context)
     workarounds.summaries_named_by_their_words(context)
     explorer.page_context(app, doctree)
-    workarounds.tidy_opengraph_tags(context)
+    workarounds.tidy_opengraph_tags(context, doctree)
 
 
 def setup(app):

@@ -150,8 +150,8 @@ def summaries_named_by_their_words(context: dict) -> None:
 # time, joined by a space unless the next starts with ASCII punctuation, with ":" after a heading
 # and "," after a list item. Written for English: around inline code and emphasis in Chinese it
 # leaves "位置 。", "元素， torch.gather", "规则: gather", "；, 在", "要 写入 的", and in both
-# languages "( book/cheatsheet/en.py)"; not mended: "a(B, A) table" (inline code that starts with
-# "(" loses the space before it: nothing in the text tells it from a call). And with no site
+# languages "( book/cheatsheet/en.py)"; and "a(B, A) table" (inline code that starts with "("
+# loses the space before it: the page's own text, where it has one, tells it from a call). And with no site
 # address (ogp_site_url, while html.baseurl is "") its og:url is the page's path from the
 # edition's root, which a reader of the tag resolves against the page's own address: a wrong page.
 _OGP_DESCRIPTION = re.compile(r'(<meta (?:property="og:description"|name="description") content=")([^"]*)(")')
@@ -171,21 +171,34 @@ _DESCRIPTION_FIXES = (
 _ELLIPSIS = "..."  # the extension's mark of a description cut at ogp_description_length
 
 
-def tidy_description(text: str) -> str:
-    """``text`` (a description as sphinxext-opengraph writes it) without its joins' typos."""
+_GLUED_BRACKET = re.compile(r"(\w+)\((?=([^\s()]{1,8}))")  # "a(B, A)": a word, then "(" and what follows
+
+
+def tidy_description(text: str, page_text: str = "") -> str:
+    """``text`` (a description as sphinxext-opengraph writes it) without its joins' typos;
+    ``page_text``, the page's own text (whitespace collapsed), tells "a (B, A)" from a call."""
     cut = text.endswith(_ELLIPSIS)
     if cut:
         text = text[: -len(_ELLIPSIS)]
     for pattern, replacement in _DESCRIPTION_FIXES:
         text = pattern.sub(replacement, text)
+
+    def spaced(m: re.Match) -> str:
+        word, after = html.unescape(m[1]), html.unescape(m[2])
+        apart = f"{word} ({after}" in page_text and f"{word}({after}" not in page_text
+        return f"{m[1]} (" if apart else m[0]
+
+    if page_text:
+        text = _GLUED_BRACKET.sub(spaced, text)
     return text.rstrip() + (_ELLIPSIS if cut else "")
 
 
-def tidy_opengraph_tags(context: dict) -> None:
-    """``html-page-context``, after sphinxext-opengraph's: its descriptions tidied, and its
-    relative og:url left out."""
+def tidy_opengraph_tags(context: dict, doctree=None) -> None:
+    """``html-page-context``, after sphinxext-opengraph's: its descriptions tidied (against the
+    page's own text, ``doctree``), and its relative og:url left out."""
     tags = context.get("metatags")
     if not isinstance(tags, str) or "og:" not in tags:
         return
-    tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2]) + m[3], tags)
+    page_text = " ".join(doctree.astext().split()) if doctree is not None else ""
+    tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2], page_text) + m[3], tags)
     context["metatags"] = _OGP_RELATIVE_URL.sub("", tags)
