@@ -165,3 +165,13 @@ def test_open_graph_tags_name_the_page_and_the_book(site, code):
         if head.og("og:image") or head.named("twitter:card"):  # no social cards: nothing drawn
             problems.append(f"{page}: an image {head.og('og:image')} {head.named('twitter:card')}")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("code", sh.EDITIONS)
+def test_the_search_page_and_the_index_ask_search_engines_not_to_list_them(site, code):
+    """A search engine's result should be a page of the book, not the site's own search page or
+    its general index; every other page may be listed."""
+    pages = [p for p in site["pages"] if sh.edition_of(p) == code]
+    asked = {p.split("/", 1)[1] for p in pages
+             if read_head(site["path"] / p).named("robots") == ["noindex"]}
+    assert asked == set(GENERATED), (code, asked)

@@ -60,6 +60,7 @@ def on_page_context_late(app, pagename: str, templatename: str, context: dict, d
     workarounds.summaries_named_by_their_words(context)
     explorer.page_context(app, doctree)
     workarounds.tidy_opengraph_tags(context, doctree)
+    workarounds.not_for_search_engines(pagename, context)
 
 
 def setup(app):

@@ -202,3 +202,15 @@ def tidy_opengraph_tags(context: dict, doctree=None) -> None:
     page_text = " ".join(doctree.astext().split()) if doctree is not None else ""
     tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2], page_text) + m[3], tags)
     context["metatags"] = _OGP_RELATIVE_URL.sub("", tags)
+
+
+#: Sphinx's pages made from no source: a search result that lands there answers nothing
+NOT_FOR_SEARCH_ENGINES = ("search", "genindex")
+_NOINDEX = '<meta name="robots" content="noindex" />\n'
+
+
+def not_for_search_engines(pagename: str, context: dict) -> None:
+    """``html-page-context``: the search page and the general index ask search engines not to
+    list them (their own results are the book's pages)."""
+    if pagename in NOT_FOR_SEARCH_ENGINES:
+        context["metatags"] = (context.get("metatags") or "") + _NOINDEX
