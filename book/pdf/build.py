@@ -290,17 +290,18 @@ def gather_predict_answers(section: Tag, said: dict) -> Tag | None:
     return gathered
 
 
-def move_check_outputs_to_solutions(section: Tag) -> None:
+def move_check_outputs_to_solutions(section: Tag, said: dict) -> None:
     """A "Find the bug" exercise asks its reader to predict what the stub does before running its
     check, so the check's output is folded on the screen (``gb.folded``, no Predict question of its
     own); paper prints every fold open, beside the question. On paper each such output goes to
     the end of the exercise's solution (the next one after it), which for_paper gathers at the
-    chapter's end."""
+    chapter's end, labelled ``said["check_output"]`` (after the solution's own ✔, it says whose
+    output this is)."""
     for output in section.select("details.predict-output"):
         solution = output.find_next("div", class_="solution")
         assert solution is not None, "a folded check output with no solution after it"
-        if output.summary:  # its words' "▸" marks a fold on the screen, not on paper
-            output.summary.string = output.summary.get_text().lstrip("▸ ").strip()
+        if output.summary:
+            output.summary.string = said["check_output"]
         holder = output.find_parent("div", class_="cell_output")
         solution.append(output.extract())
         if holder is not None and not holder.get_text(strip=True) and not holder.find("img"):
@@ -331,7 +332,7 @@ def for_paper(section: Tag, said: dict) -> Tag:
         if NOT_ATTEMPTED.match(output.get_text()):
             output.decompose()
     answers = gather_predict_answers(section, said)
-    move_check_outputs_to_solutions(section)
+    move_check_outputs_to_solutions(section, said)
     if answers is not None:
         section.append(answers)
     solutions = section.select("div.solution")

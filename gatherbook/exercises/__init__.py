@@ -208,14 +208,31 @@ def board(*, lang: str | None = None) -> None:
     marks = {"solved": "✔", "tried": "✘"}
     labels = table(lang)["practice"]["page_numbers"]  # "Level 4b", "第 4 级（下）"
     numbers = {n: k for k, n in enumerate((n for *_, page in ladder for n in page), start=1)}  # Puzzle 1 to 33
-    for number, _, _, page in ladder:
-        lines.append(text(lang, "board.page", page=labels[number]))  # its title is in the contents beside
-        lines.append("  " + "  ".join(f"{marks.get(_BOARD.get(n), '·')}\u00a0{numbers[n]}\u00a0{n.split('.', 1)[1]}"
-                                      for n in page))
-    lines.append(text(lang, "board.legend"))
+    for number, _, _, page in ladder:  # its title is in the contents beside
+        lines.append(text(lang, "board.page", page=labels[number], first=numbers[page[0]], last=numbers[page[-1]]))
+        lines += _packed([f"{marks.get(_BOARD.get(n), '·')}\u00a0{numbers[n]}\u00a0{n.split('.', 1)[1]}"
+                          for n in page], indent="  ", gap="  ")
+    lines += _packed(text(lang, "board.legend").split("   "), indent="", gap="   ")
     if closing := _closing(ladder, lang):
         lines.append(closing)
     print(messages.fit("\n".join(lines)))
+
+
+#: columns of a board line: a 390 px phone's code column holds about 44, so no line wraps there
+#: (a wrapped line continues further in, which reads as nesting)
+BOARD_WIDTH = 44
+
+
+def _packed(items: list[str], *, indent: str, gap: str) -> list[str]:
+    """``items`` on lines of at most BOARD_WIDTH columns, each line starting with ``indent``."""
+    lines, current = [], ""
+    for item in items:
+        if current and messages.columns(indent + current + gap + item) > BOARD_WIDTH:
+            lines.append(indent + current)
+            current = item
+        else:
+            current = current + gap + item if current else item
+    return lines + ([indent + current] if current else [])
 
 
 def _closing(ladder: list, lang: str) -> str:

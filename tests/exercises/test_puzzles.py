@@ -240,6 +240,14 @@ def test_board_shows_what_is_solved():
     # each puzzle under its number (Puzzle 1 to 33, as the pages and Lab number them)
     assert "✔\u00a01\u00a0pick_per_row" in text and "✘\u00a06\u00a0reverse" in text and "·\u00a07\u00a0diagonal" in text
     assert "·\u00a0{}\u00a0capacity_combine".format(len(ALL)) in text
+    assert "Level 2: Puzzles 9 to 15" in text  # the numbers say what they are
+    # no line of the ladder wraps on a phone (a wrapped line continues further in: it reads as
+    # nesting), and every puzzle line starts at the same indent
+    from gatherbook.exercises import BOARD_WIDTH
+    from gatherbook.exercises.messages import columns
+    ladder = text.splitlines()[1:]
+    assert all(columns(line) <= BOARD_WIDTH for line in ladder), ladder
+    assert {line[:3] for line in ladder if "\u00a0" in line} <= {"  ·", "  ✔", "  ✘"}
     reset_board()
 
 

@@ -417,6 +417,7 @@ def test_a_checks_folded_output_prints_after_its_exercises_solution(code):
     gathered = chapter.select_one("section.print-solutions")
     first, second = gathered.select("div.solution")
     assert first.get_text(" ").index("SOLUTIONONE") < first.get_text(" ").index("CHECKOUTPUT")
+    assert first.summary.get_text() == pdf_build.words(code)["check_output"]  # whose output it is
     assert first.select_one("img") is not None and "CHECKOUTPUT" not in second.get_text()
     body = chapter.get_text(" ").split("SOLUTIONONE")[0]
     assert "CHECKCODE" in body and "CHECKOUTPUT" not in body and "▸" not in chapter.get_text()
@@ -441,7 +442,9 @@ def test_no_printed_predict_answer_shares_a_page_with_its_question(code):
     beside = [n + 1 for n, page in enumerate(pages) if see in _squash(page) and label in _squash(page)]
     assert asked >= 20 and sum(_squash(p).count(see) for p in pages) == asked
     assert folded > asked  # (chapters 1 and 7 fold a check's output)
-    assert sum(_squash(p).count(label) for p in pages) == folded  # each output once, and no more
+    assert sum(_squash(p).count(label) for p in pages) == asked  # each output once, with its answer
+    checks = sum(_squash(p).count(_squash(said["check_output"])) for p in pages)
+    assert checks == folded - asked  # and each check's, after its solution
     assert not beside, f"{code}: pages {beside} print a Predict question with its answer's output"
 
 

@@ -114,5 +114,18 @@ def test_a_description_keeps_the_space_the_page_has_before_a_bracket():
     space it has comes back; a call, "gather(1, idx)", stays as it is."""
     page = "It gives a (B, K) table, read with x.gather(1, idx) below."
     said = "It gives a(B, K) table, read with x.gather(1, idx) bel..."
-    assert workarounds.tidy_description(said, page) == "It gives a (B, K) table, read with x.gather(1, idx) bel..."
+    assert workarounds.tidy_description(said, page) == "It gives a (B, K) table, read with x.gather(1, idx)..."
     assert workarounds.tidy_description("a(B, K)") == "a(B, K)"  # no page text: nothing to go by
+
+
+def test_a_cut_description_ends_at_a_word_and_a_lead_in_gets_its_colon():
+    """sphinxext-opengraph cuts at a character count ("every other coordin...") and joins a bold
+    lead-in paragraph to the list after it with a space ("What you will learn Five minutes")."""
+    cut = workarounds.tidy_description("the index value replaces the coordinate, and every other coordin...")
+    assert cut == "the index value replaces the coordinate, and every other..."
+    zh = workarounds.tidy_description("沿 dim 的坐标换成索引值，其余坐标就是输出元素自己的位置，本章你将学到五分钟掌...")
+    assert zh == "沿 dim 的坐标换成索引值，其余坐标就是输出元素自己的位置..."
+    led = workarounds.tidy_description("Its rule. What you will learn Five minutes to the rule.",
+                                       leads=("What you will learn",))
+    assert led == "Its rule. What you will learn: Five minutes to the rule."
+    assert workarounds.tidy_description("本章你将学到 五分钟掌握规则", leads=("本章你将学到",)) == "本章你将学到：五分钟掌握规则"

@@ -174,12 +174,23 @@ _ELLIPSIS = "..."  # the extension's mark of a description cut at ogp_descriptio
 _GLUED_BRACKET = re.compile(r"(\w+)\((?=([^\s()]{1,8}))")  # "a(B, A)": a word, then "(" and what follows
 
 
-def tidy_description(text: str, page_text: str = "") -> str:
+_CUT_AT = re.compile(f"[\\s{_FULL_WIDTH_PUNCT}]")  # where a cut description may end: a space, or after "，"
+_CUT_BACK = 30  # characters a cut may move back to end at a word (or a Chinese clause)
+
+
+def tidy_description(text: str, page_text: str = "", leads: tuple[str, ...] = ()) -> str:
     """``text`` (a description as sphinxext-opengraph writes it) without its joins' typos;
-    ``page_text``, the page's own text (whitespace collapsed), tells "a (B, A)" from a call."""
+    ``page_text``, the page's own text (whitespace collapsed), tells "a (B, A)" from a call;
+    ``leads``, the page's bold lead-in paragraphs ("What you will learn"), get the colon the
+    list after them needs. A cut description ends at a word, or after a Chinese comma."""
     cut = text.endswith(_ELLIPSIS)
     if cut:
         text = text[: -len(_ELLIPSIS)]
+        ends = [m.end() for m in _CUT_AT.finditer(text, max(0, len(text) - _CUT_BACK))]
+        if ends:
+            text = text[: ends[-1]].rstrip(" ,:;" + _FULL_WIDTH_PUNCT)
+    for lead in leads:
+        text = text.replace(lead + " ", lead + ": ", 1)
     for pattern, replacement in _DESCRIPTION_FIXES:
         text = pattern.sub(replacement, text)
 
@@ -199,8 +210,14 @@ def tidy_opengraph_tags(context: dict, doctree=None) -> None:
     tags = context.get("metatags")
     if not isinstance(tags, str) or "og:" not in tags:
         return
-    page_text = " ".join(doctree.astext().split()) if doctree is not None else ""
-    tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2], page_text) + m[3], tags)
+    page_text, leads = "", ()
+    if doctree is not None:
+        from docutils import nodes
+
+        page_text = " ".join(doctree.astext().split())
+        leads = tuple(html.escape(p.astext(), quote=True) for p in doctree.findall(nodes.paragraph)
+                      if len(p.children) == 1 and isinstance(p.children[0], nodes.strong))
+    tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2], page_text, leads) + m[3], tags)
     context["metatags"] = _OGP_RELATIVE_URL.sub("", tags)
 
 
