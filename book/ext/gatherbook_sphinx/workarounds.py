@@ -215,8 +215,11 @@ def tidy_opengraph_tags(context: dict, doctree=None) -> None:
         from docutils import nodes
 
         page_text = " ".join(doctree.astext().split())
-        leads = tuple(html.escape(p.astext(), quote=True) for p in doctree.findall(nodes.paragraph)
-                      if len(p.children) == 1 and isinstance(p.children[0], nodes.strong))
+        def lead_in(p: nodes.paragraph) -> bool:  # a paragraph of one bold run (empty text around it)
+            parts = [c for c in p.children if not (isinstance(c, nodes.Text) and not c.astext().strip())]
+            return len(parts) == 1 and isinstance(parts[0], nodes.strong)
+
+        leads = tuple(html.escape(p.astext(), quote=True) for p in doctree.findall(nodes.paragraph) if lead_in(p))
     tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2], page_text, leads) + m[3], tags)
     context["metatags"] = _OGP_RELATIVE_URL.sub("", tags)
 
