@@ -22,6 +22,7 @@ is what nbval compares and what a terminal shows. A check that passes inside the
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import html
 import io
 import sys
@@ -31,17 +32,24 @@ from gatherbook.wordbook import table
 from gatherbook.runtime import resolve
 
 
-_HELD: list[list[str]] = []  # per open fold (innermost last): the <img> tags of its pictures
-_OPENED: list[bool] = []  # per open fold: shown open after all (unfold)
+@dataclasses.dataclass
+class _Fold:
+    """An open :func:`folded` block: the <img> tags of its pictures, and whether it is shown open
+    after all (:func:`unfold`)."""
+    images: list[str] = dataclasses.field(default_factory=list)
+    opened: bool = False
+
+
+_OPEN: list[_Fold] = []  # the open folds, innermost last
 
 
 def unfold() -> bool:
     """Show the innermost open :func:`folded` block's output open after all, when it gives nothing
     away: a check that passed (the reader fixed the stub, and the verdict is what they want to
     see, not a fold to click). Returns ``False`` when no fold is open."""
-    if not _OPENED:
+    if not _OPEN:
         return False
-    _OPENED[-1] = True
+    _OPEN[-1].opened = True
     return True
 
 
@@ -49,7 +57,7 @@ def hold_figure(fig, alt: str) -> bool:
     """Put ``fig`` inside the innermost open :func:`folded` block's output, with ``alt`` as its
     alt text; returns ``False`` (and keeps nothing) when no fold is open, so that the caller
     displays it as usual."""
-    if not _HELD:
+    if not _OPEN:
         return False
     from IPython.core.pylabtools import retina_figure
 
@@ -57,7 +65,7 @@ def hold_figure(fig, alt: str) -> bool:
 
     data, size = retina_figure(fig, base64=True, metadata=text_sizes(fig))
     alt = html.escape(alt, quote=False).replace('"', "&quot;")  # an apostrophe as itself, not &#x27;
-    _HELD[-1].append(f'<img src="data:image/png;base64,{data.strip()}" width="{size["width"]}" '
+    _OPEN[-1].images.append(f'<img src="data:image/png;base64,{data.strip()}" width="{size["width"]}" '
                      f'alt="{alt}" style="max-width: 100%; height: auto">')
     return True
 
@@ -110,8 +118,8 @@ def folded(raises: type[BaseException] | tuple[type[BaseException], ...] | None 
     words = table(resolve(lang))["notebook"]
     out = io.StringIO()
     error = None
-    _HELD.append([])
-    _OPENED.append(False)
+    fold = _Fold()
+    _OPEN.append(fold)
     try:
         with contextlib.redirect_stdout(out):
             try:
@@ -119,15 +127,14 @@ def folded(raises: type[BaseException] | tuple[type[BaseException], ...] | None 
             except kinds as e:  # an empty tuple catches nothing
                 error = e
     finally:
-        images = _HELD.pop()
-        opened = _OPENED.pop()
+        _OPEN.pop()
     text = out.getvalue()
     if kinds and error is None:
         raise AssertionError(f"gb.folded(raises={raises!r}): the block raised nothing")
     if error is not None:
         message = str(error).strip().splitlines()
         text += f"{type(error).__name__}: {message[0] if message else ''}\n"
-    if opened:
-        _show_open(text, images)
+    if fold.opened:
+        _show_open(text, fold.images)
     else:
-        _show(text, words["folded_output"], images)
+        _show(text, words["folded_output"], fold.images)

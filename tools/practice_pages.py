@@ -394,12 +394,11 @@ def intro_cells(lang: str) -> list[dict]:
     def ch(k: int, stem: str) -> str:
         return f"{{doc}}`{t['chapter'].format(k=k)} <{stem}>`"
 
-    levels, start = [], 1
+    levels, numbers = [], E.puzzle_numbers()
     for number, stem, _, names in E.pages():
         titles = w["list_sep"].join(w["ladder_item"].format(title=of(n, lang)["title"], name=short(n)) for n in names)
         levels.append(t["level_line"].format(doc=f"{{doc}}`{page_title(number, lang)} <{stem}>`", names=titles,
-                                             first=start, last=start + len(names) - 1))  # Puzzle numbers
-        start += len(names)
+                                             first=numbers[names[0]], last=numbers[names[-1]]))
     first = E.get(FIRST)
     feedback = w["feedback"]
     n_puzzles = sum(len(names) for *_, names in E.pages())

@@ -276,13 +276,9 @@ def gather_predict_answers(section: Tag, said: dict) -> Tag | None:
             entry.append(part.extract())
         cell = answer.find_next_sibling(True)
         output = cell.select_one("details.predict-output") if cell is not None else None
-        if output is not None:
-            if output.summary:  # its words' "▸" marks a fold on the screen, not on paper
-                output.summary.string = output.summary.get_text().lstrip("▸ ").strip()
-            holder = output.find_parent("div", class_="cell_output")
-            entry.append(output.extract())
-            if holder is not None and not holder.get_text(strip=True):
-                holder.decompose()
+        if output is not None:  # its words' "▸" marks a fold on the screen, not on paper
+            entry.append(_taken_fold(output, output.summary.get_text().lstrip("▸ ").strip()
+                                     if output.summary else None))
         see = soup.new_tag("p", attrs={"class": "print-answer-see"})
         see.string = said["predict_see"].format(n=n)
         answer.replace_with(see)
@@ -300,12 +296,19 @@ def move_check_outputs_to_solutions(section: Tag, said: dict) -> None:
     for output in section.select("details.predict-output"):
         solution = output.find_next("div", class_="solution")
         assert solution is not None, "a folded check output with no solution after it"
-        if output.summary:
-            output.summary.string = said["check_output"]
-        holder = output.find_parent("div", class_="cell_output")
-        solution.append(output.extract())
-        if holder is not None and not holder.get_text(strip=True) and not holder.find("img"):
-            holder.decompose()
+        solution.append(_taken_fold(output, said["check_output"]))
+
+
+def _taken_fold(output: Tag, label: str | None) -> Tag:
+    """``output`` (a ``gb.folded`` fold) taken out of its cell, its summary saying ``label``, and
+    the cell's output area gone if nothing else was in it."""
+    if output.summary and label is not None:
+        output.summary.string = label
+    holder = output.find_parent("div", class_="cell_output")
+    output.extract()
+    if holder is not None and not holder.get_text(strip=True):
+        holder.decompose()
+    return output
 
 
 def for_paper(section: Tag, said: dict) -> Tag:

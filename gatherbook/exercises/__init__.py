@@ -21,7 +21,8 @@ import torch
 
 from gatherbook.exercises import messages
 from gatherbook.exercises.checker import CheckResult, changed, run
-from gatherbook.exercises.declaration import Exercise, Mistake, Rule, Wrong, exercise, load, pages
+from gatherbook.exercises.declaration import (Exercise, Mistake, Rule, Wrong, exercise, load, pages,
+                                              puzzle_numbers)
 from gatherbook.exercises.words import of, table, text
 from gatherbook.runtime import resolve
 
@@ -207,7 +208,7 @@ def board(*, lang: str | None = None) -> None:
              + (text(lang, "board.tried", tried=tried) if tried else "")]
     marks = {"solved": "✔", "tried": "✘"}
     labels = table(lang)["practice"]["page_numbers"]  # "Level 4b", "第 4 级（下）"
-    numbers = {n: k for k, n in enumerate((n for *_, page in ladder for n in page), start=1)}  # Puzzle 1 to 33
+    numbers = puzzle_numbers()  # Puzzle 1 to 33
     for number, _, _, page in ladder:  # its title is in the contents beside
         lines.append(text(lang, "board.page", page=labels[number], first=numbers[page[0]], last=numbers[page[-1]]))
         lines += _packed([f"{marks.get(_BOARD.get(n), '·')}\u00a0{numbers[n]}\u00a0{n.split('.', 1)[1]}"

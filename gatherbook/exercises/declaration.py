@@ -210,3 +210,8 @@ def pages() -> list[tuple[str, str, int, list[str]]]:
     the number's digit (page ``"4b"`` is the second page of level 4)."""
     load("puzzles")
     return [(m.PAGE[0], m.PAGE[1], int(m.PAGE[0][0]), [ex.name for ex in m.EXERCISES]) for m in _LOADED["puzzles"]]
+
+
+def puzzle_numbers() -> dict[str, int]:
+    """Each puzzle's number, 1 to 33 in ladder order: "Puzzle 9" on its page, in Lab and on the board."""
+    return {name: k for k, name in enumerate((n for *_, names in pages() for n in names), start=1)}

@@ -11,6 +11,8 @@ import re
 import shutil
 from pathlib import Path
 
+from docutils import nodes
+
 
 def drop_duplicate_scripts(scripts: list) -> None:
     """Keep one copy of each ``<script>`` (in place).
@@ -204,6 +206,12 @@ def tidy_description(text: str, page_text: str = "", leads: tuple[str, ...] = ()
     return text.rstrip() + (_ELLIPSIS if cut else "")
 
 
+def _lead_in(p: nodes.paragraph) -> bool:
+    """A paragraph of one bold run ("What you will learn"; the doctree has empty text around it)."""
+    parts = [c for c in p.children if not (isinstance(c, nodes.Text) and not c.astext().strip())]
+    return len(parts) == 1 and isinstance(parts[0], nodes.strong)
+
+
 def tidy_opengraph_tags(context: dict, doctree=None) -> None:
     """``html-page-context``, after sphinxext-opengraph's: its descriptions tidied (against the
     page's own text, ``doctree``), and its relative og:url left out."""
@@ -212,14 +220,8 @@ def tidy_opengraph_tags(context: dict, doctree=None) -> None:
         return
     page_text, leads = "", ()
     if doctree is not None:
-        from docutils import nodes
-
         page_text = " ".join(doctree.astext().split())
-        def lead_in(p: nodes.paragraph) -> bool:  # a paragraph of one bold run (empty text around it)
-            parts = [c for c in p.children if not (isinstance(c, nodes.Text) and not c.astext().strip())]
-            return len(parts) == 1 and isinstance(parts[0], nodes.strong)
-
-        leads = tuple(html.escape(p.astext(), quote=True) for p in doctree.findall(nodes.paragraph) if lead_in(p))
+        leads = tuple(html.escape(p.astext(), quote=True) for p in doctree.findall(nodes.paragraph) if _lead_in(p))
     tags = _OGP_DESCRIPTION.sub(lambda m: m[1] + tidy_description(m[2], page_text, leads) + m[3], tags)
     context["metatags"] = _OGP_RELATIVE_URL.sub("", tags)
 
